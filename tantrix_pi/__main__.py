@@ -1,0 +1,5 @@
+import sys
+
+from tantrix_pi.cli import main
+
+sys.exit(main())

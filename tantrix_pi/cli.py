@@ -1,0 +1,61 @@
+"""The `tantrix-pi` command line.
+
+Each module of `tantrix_pi.commands` adds its sub-commands through `register(cli)`; a handler returns
+the exit code. Errors a user can act on (`TantrixError`) become one line on stderr and their exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from tantrix_pi import commands
+from tantrix_pi.errors import TantrixError
+
+
+class Cli:
+    """The argument parser, with named groups (`board`, `puzzle`, ...) that several modules extend."""
+
+    def __init__(self) -> None:
+        self.parser = argparse.ArgumentParser(
+            prog="tantrix-pi", description="Tantrix referee for a camera over a table."
+        )
+        self.commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+        self._groups: dict[str, argparse._SubParsersAction] = {}
+
+    def command(self, name: str, help: str, handler, parent=None) -> argparse.ArgumentParser:
+        """Add a sub-command (to `parent`, a group, or the top level) whose `handler(args) -> int` runs it."""
+        p = (parent or self.commands).add_parser(name, help=help, description=help)
+        p.set_defaults(handler=handler)
+        return p
+
+    def group(self, name: str, help: str) -> argparse._SubParsersAction:
+        """The sub-commands of `tantrix-pi NAME ...`, created on first use."""
+        if name not in self._groups:
+            p = self.commands.add_parser(name, help=help, description=help)
+            self._groups[name] = p.add_subparsers(dest=f"{name}_command", metavar="COMMAND", required=True)
+        return self._groups[name]
+
+
+def build() -> Cli:
+    cli = Cli()
+    for module in pkgutil.iter_modules(commands.__path__):
+        importlib.import_module(f"{commands.__name__}.{module.name}").register(cli)
+    return cli
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build().parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except TantrixError as e:
+        print(f"tantrix-pi: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

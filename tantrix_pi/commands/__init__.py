@@ -1,0 +1,1 @@
+"""Sub-commands of `tantrix-pi`: every module here defines `register(cli)`."""

@@ -1,0 +1,92 @@
+"""The hex grid of conventions.md: axial (q, r) cells of pointy-top hexes, six directions.
+
+Every piece of geometry in the project (rules, renderer, vision, solver) goes through here.
+"""
+
+from __future__ import annotations
+
+import math
+
+Cell = tuple[int, int]
+"""An axial cell (q, r)."""
+
+DIRECTIONS: tuple[Cell, ...] = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
+"""(dq, dr) of directions 0..5: NE, E, SE, SW, W, NW (clockwise, like tile edges)."""
+
+DIRECTION_NAMES = ("NE", "E", "SE", "SW", "W", "NW")
+
+SQRT3 = math.sqrt(3.0)
+
+
+def opposite(d: int) -> int:
+    """The direction pointing back along d."""
+    return (d + 3) % 6
+
+
+def neighbour(cell: Cell, d: int) -> Cell:
+    """The cell next to `cell` in direction d."""
+    dq, dr = DIRECTIONS[d]
+    return (cell[0] + dq, cell[1] + dr)
+
+
+def neighbours(cell: Cell) -> tuple[Cell, ...]:
+    """The six neighbours of `cell`, in direction order 0..5."""
+    q, r = cell
+    return tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+
+
+def direction_to(a: Cell, b: Cell) -> int | None:
+    """The direction d with neighbour(a, d) == b, or None when b does not touch a."""
+    try:
+        return DIRECTIONS.index((b[0] - a[0], b[1] - a[1]))
+    except ValueError:
+        return None
+
+
+def distance(a: Cell, b: Cell) -> int:
+    """Number of steps between two cells."""
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def turn(cell: Cell, k: int = 1) -> Cell:
+    """Turn a cell about (0, 0) by k sixth-turns clockwise: (q, r) -> (-r, q + r) per step."""
+    q, r = cell
+    for _ in range(k % 6):
+        q, r = -r, q + r
+    return (q, r)
+
+
+def centre(cell: Cell, size: float = 1.0) -> tuple[float, float]:
+    """Centre (x, y) of a cell for circumradius `size`, y pointing south (down in a top view)."""
+    q, r = cell
+    return (size * SQRT3 * (q + r / 2.0), 1.5 * size * r)
+
+
+def cell_at(x: float, y: float, size: float = 1.0) -> Cell:
+    """The cell whose hexagon contains the point (x, y) (inverse of `centre`)."""
+    fr = y / (1.5 * size)
+    fq = x / (SQRT3 * size) - fr / 2.0
+    fs = -fq - fr
+    q, r, s = round(fq), round(fr), round(fs)
+    dq, dr, ds = abs(q - fq), abs(r - fr), abs(s - fs)
+    if dq > dr and dq > ds:
+        q = -r - s
+    elif dr > ds:
+        r = -q - s
+    return (int(q), int(r))
+
+
+def edge_angle(d: int) -> float:
+    """Angle in degrees (image convention, clockwise from +x) of the outward normal of edge d."""
+    return -60.0 + 60.0 * d
+
+
+def corners(cell: Cell, size: float = 1.0) -> list[tuple[float, float]]:
+    """The six corners of a cell's hexagon; corner i lies between edge i and edge i + 1."""
+    cx, cy = centre(cell, size)
+    return [
+        (cx + size * math.cos(math.radians(-30.0 + 60.0 * i)),
+         cy + size * math.sin(math.radians(-30.0 + 60.0 * i)))
+        for i in range(6)
+    ]
