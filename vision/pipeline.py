@@ -1,0 +1,231 @@
+"""The detector: photo in, `Detection` out, through named stages that each take and return numpy data.
+
+normalise colour -> find tiles -> fit the lattice -> read the edge colours -> decode tiles -> assemble.
+Tiles are found on a downscaled copy; colours are sampled from the full-resolution image.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from tantrix_pi.board import Placement
+from tantrix_pi.tiles import COLOURS
+from vision import colour, decode, edges, lattice, segment
+from vision.detection import CONFIDENT, Detection, SeenTile, Unread
+
+
+@dataclass
+class Found:
+    """Result of `find_tiles`: the closed tile mask, its groups, and the tile size in the working image."""
+
+    small: np.ndarray
+    scale: float
+    mask: np.ndarray
+    labels: np.ndarray
+    parts: list[segment.Part]
+    tile_px: float
+    theta: float
+
+
+@dataclass
+class Group:
+    """One group of touching tiles with its fitted lattice."""
+
+    part: segment.Part
+    lattice: lattice.Lattice
+    cells: list = field(default_factory=list)
+
+
+def _crop(a: np.ndarray, bbox: tuple[int, int, int, int], pad: int) -> tuple[np.ndarray, int, int]:
+    x, y, w, h = bbox
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    return a[y0:y + h + pad, x0:x + w + pad], x0, y0
+
+
+def find_tiles(image: np.ndarray) -> Found | None:
+    """Stage 2: the tiles' mask on a downscaled copy, and the tile size from the period of hexagon edges."""
+    small, scale = segment.downscale(image)
+    dark = segment.dark_mask(small)
+    region = segment.outline_region(dark)
+    if region is None:
+        return None
+    band = segment.band_width(dark, region[0])
+    mask = segment.close_bands(dark, band)
+    labels, found = segment.parts(mask, (max(dark.shape) / 200) ** 2)
+    if not found:
+        return None
+    # Candidate widths come from each big group's edge period; the one that best explains all groups wins.
+    groups = []
+    for p in found[:3]:
+        crop, x0, y0 = _crop((labels == p.label).astype(np.uint8), p.bbox, 4)
+        xy, ang, wt = segment.boundary(crop)
+        if len(xy) >= 12:
+            theta = lattice.orientation(ang, wt)
+            box = (p.bbox[0] - x0, p.bbox[1] - y0, p.bbox[2], p.bbox[3])
+            groups.append((crop, theta, (p.centroid[0] - x0, p.centroid[1] - y0), box, p.area, xy, ang))
+    widths = []
+    for _, theta, _, box, _, xy, ang in groups:
+        for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:3]:
+            if all(abs(w - v) > 0.04 * v for v in widths):
+                widths.append(w)
+    if not widths:
+        return None
+    # The group whose outline fits a hex lattice best sets the width (a row of loose tiles at odd angles fits
+    # none well); every group then refines it with its own lattice.
+    costs = np.array([[lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
+                       for w in widths] for crop, theta, origin, box, _, _, _ in groups])
+    g, i = np.unravel_index(int(np.argmin(costs)), costs.shape)
+    best = (0.0, widths[i], groups[g][1])
+    if best[1] is None:
+        return None
+    _, tile_px, theta = best
+    labels, found = segment.parts(mask, 0.35 * tile_px * tile_px)
+    return Found(small, scale, mask, labels, found, tile_px, theta)
+
+
+def fit_lattices(found: Found) -> list[Group]:
+    """Stage 3: a lattice for every group of tiles (its own turn; loose tiles lie at any angle)."""
+    groups = []
+    pad = int(found.tile_px)
+    for p in found.parts:
+        pm_full = (found.labels == p.label).astype(np.uint8)
+        crop, x0, y0 = _crop(pm_full, p.bbox, pad)
+        xy, ang, wt = segment.boundary(crop)
+        if len(xy) < 12:
+            continue
+        xy = xy + [x0, y0]
+        theta = lattice.orientation(ang, wt)
+        fitted = lattice.fit(pm_full, xy, theta, found.tile_px, p.bbox, p.centroid)
+        if fitted is not None:
+            groups.append(Group(p, fitted))
+    return groups
+
+
+COVERED = 0.72
+"""A cell at least this much covered by tile pixels holds a tile."""
+PARTLY = 0.4
+"""A cell covered between this and COVERED holds something tile-like that cannot be read as a tile."""
+IN_FRAME = 0.999
+
+
+@dataclass
+class Candidate:
+    """A cell of some group that holds a tile, with its readings."""
+
+    group: int
+    cell: tuple[int, int]
+    center_px: tuple[float, float]
+    hue: np.ndarray | None = None
+    chroma: np.ndarray | None = None
+    face: float = 0.0
+
+
+def _center(g: Group, cell, scale: float) -> tuple[float, float]:
+    p = edges.to_full(g.lattice.to_image(lattice.centres(np.array([cell]))), scale)[0]
+    return (float(p[0]), float(p[1]))
+
+
+def detect(image: np.ndarray, profile=None) -> Detection:
+    """Read the board (and loose, face-down, unreadable tiles) in a BGR photo of the table."""
+    image = _as_bgr(image)
+    if profile is not None:
+        image = profile.rectify(image) if hasattr(profile, "rectify") else image
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    found = find_tiles(image)
+    timings["find_tiles"] = time.perf_counter() - t
+    det = Detection(timings=timings)
+    if found is None:
+        return det
+    t = time.perf_counter()
+    groups = fit_lattices(found)
+    timings["fit_lattice"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    scale = found.scale
+    cands: list[Candidate] = []
+    for gi, g in enumerate(groups):
+        for cell, f in sorted(g.lattice.coverage.items()):
+            if f < PARTLY:
+                continue
+            where = _center(g, cell, scale)
+            if g.lattice.inside[cell] < IN_FRAME:
+                if f >= COVERED:
+                    det.unreadable.append(Unread(where, "cut by the frame edge"))
+                continue
+            if f < COVERED:
+                det.unreadable.append(Unread(where, "partly hidden or off the grid"))
+                continue
+            cands.append(Candidate(gi, cell, where))
+    windows, faces = [], []
+    for gi, g in enumerate(groups):
+        cells = [c.cell for c in cands if c.group == gi]
+        if cells:
+            w, f = edges.read(image, g.lattice.H, cells, scale)
+            windows.append(w)
+            faces.append(f)
+    timings["read_edges"] = time.perf_counter() - t
+    if not cands:
+        return det
+
+    t = time.perf_counter()
+    windows = np.concatenate(windows)
+    faces = np.concatenate(faces)
+    gains = colour.white_balance(edges.black_samples(faces))
+    hue, chroma = edges.edge_readings(windows, gains)
+    face = edges.face_chroma(faces, gains)
+    timings["normalise_colour"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    ref = float(np.percentile(chroma, 75))
+    coloured = np.clip(chroma / max(0.35 * ref, 1e-6), 0, 1)
+    bands = (coloured > 0.5).sum(axis=1)
+    face_up = bands >= 4
+    model = colour.ColourModel()
+    readings: list = [None] * len(cands)
+    idx = np.nonzero(face_up)[0]
+    for _ in range(2):
+        lp = model.log_probs(hue[idx]) * coloured[idx][..., None]
+        got = decode.decode(lp)
+        for i, r in zip(idx, got, strict=True):
+            readings[i] = r
+        labels = np.array([[COLOURS.index(c) for c in r.colours] if r else [-1] * 6 for r in got]).reshape(-1, 6)
+        conf = np.array([r.confidence if r else 0.0 for r in got])
+        model = model.adapted(hue[idx].ravel(), labels.ravel(), (conf[:, None] * coloured[idx]).ravel())
+    timings["decode"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    sizes = [sum(1 for c, r in zip(cands, readings, strict=True) if c.group == gi and r) for gi in range(len(groups))]
+    board_group = int(np.argmax(sizes)) if sizes else -1
+    for i, c in enumerate(cands):
+        r = readings[i]
+        if not face_up[i]:
+            if face[i] > 0.35 * ref and bands[i] <= 1:
+                det.face_down.append(Unread(c.center_px, "face down"))
+            else:
+                det.unreadable.append(Unread(c.center_px, "no coloured bands seen (glare, shadow or covered)"))
+        elif r is None:
+            det.unreadable.append(Unread(c.center_px, "more tiles than the 56 of a set"))
+        elif c.group != board_group:
+            det.loose.append(Unread(c.center_px, "loose tile apart from the board",
+                                    r.tile if r.confidence >= CONFIDENT else None))
+        else:
+            det.tiles.append(SeenTile(Placement(r.tile, c.cell[0], c.cell[1], r.rot), c.center_px, r.confidence))
+    if board_group >= 0:
+        det.tile_px = groups[board_group].lattice.tile_px() / scale
+    timings["assemble"] = time.perf_counter() - t
+    return det
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.dtype != np.uint8:
+        image = np.clip(image, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(image)
