@@ -84,7 +84,9 @@ def edge_readings(windows: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, n
     return hue, c
 
 
-def face_chroma(face: np.ndarray, gains: np.ndarray) -> np.ndarray:
-    """How colourful the most colourful face samples of each tile are (N,): a face-down number or bands."""
+def face_chroma(face: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Chroma near each tile's centre (N,), where a face-down tile shows its number, and chroma of every
+    sample of the outer ring (N, 24), which bands of a face-up tile cross."""
     _, chroma, _ = colour.features(face * gains)
-    return np.sort(chroma, axis=-1)[:, -4:].mean(axis=-1)
+    inner = chroma[:, [i for i in range(len(FACE_RING)) if i % 3 < 2]]
+    return np.sort(inner, axis=-1)[:, -4:].mean(axis=-1), chroma[:, 2::3]

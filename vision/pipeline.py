@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Placement
+from tantrix_pi.grid import neighbour, opposite
 from tantrix_pi.tiles import COLOURS
 from vision import colour, decode, edges, lattice, segment
 from vision.detection import CONFIDENT, Detection, SeenTile, Unread
@@ -177,7 +178,7 @@ def detect(image: np.ndarray, profile=None) -> Detection:
     faces = np.concatenate(faces)
     gains = colour.white_balance(edges.black_samples(faces))
     hue, chroma = edges.edge_readings(windows, gains)
-    face = edges.face_chroma(faces, gains)
+    face, ring = edges.face_chroma(faces, gains)
     timings["normalise_colour"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -199,26 +200,50 @@ def detect(image: np.ndarray, profile=None) -> Detection:
     timings["decode"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    sizes = [sum(1 for c, r in zip(cands, readings, strict=True) if c.group == gi and r) for gi in range(len(groups))]
-    board_group = int(np.argmax(sizes)) if sizes else -1
+    board_group = _board_group(cands, readings, len(groups))
     for i, c in enumerate(cands):
         r = readings[i]
-        if not face_up[i]:
-            if face[i] > 0.35 * ref and bands[i] <= 1:
-                det.face_down.append(Unread(c.center_px, "face down"))
-            else:
-                det.unreadable.append(Unread(c.center_px, "no coloured bands seen (glare, shadow or covered)"))
+        on_board = c.group == board_group
+        ring_bands = (ring[i] > 0.35 * ref).mean()
+        if not face_up[i] and bands[i] <= 2 and face[i] > 0.35 * ref and ring_bands < 0.1:
+            det.face_down.append(Unread(c.center_px, "face down" if on_board else "face down, apart from the board"))
+        elif not on_board:
+            tile = r.tile if r is not None and r.confidence >= CONFIDENT else None
+            det.loose.append(Unread(c.center_px, "loose tile apart from the board" if tile else
+                                    "loose tile apart from the board, not read", tile))
+        elif not face_up[i]:
+            det.unreadable.append(Unread(c.center_px, "too few coloured bands seen (glare, shadow or covered)"))
         elif r is None:
             det.unreadable.append(Unread(c.center_px, "more tiles than the 56 of a set"))
-        elif c.group != board_group:
-            det.loose.append(Unread(c.center_px, "loose tile apart from the board",
-                                    r.tile if r.confidence >= CONFIDENT else None))
         else:
             det.tiles.append(SeenTile(Placement(r.tile, c.cell[0], c.cell[1], r.rot), c.center_px, r.confidence))
     if board_group >= 0:
         det.tile_px = groups[board_group].lattice.tile_px() / scale
     timings["assemble"] = time.perf_counter() - t
     return det
+
+
+def _board_group(cands: list[Candidate], readings: list, n_groups: int) -> int:
+    """The group that is the board: most touching edges whose colours match, then most tiles.
+
+    A player's row of loose tiles may have as many tiles as a young board, but its neighbours' colours meet
+    only by chance.
+    """
+    best, best_key = -1, None
+    for gi in range(n_groups):
+        placed = {c.cell: r for c, r in zip(cands, readings, strict=True) if c.group == gi and r is not None}
+        if not placed:
+            continue
+        matched = 0
+        for (q, r), reading in placed.items():
+            for d in range(3):
+                other = placed.get(neighbour((q, r), d))
+                if other is not None and reading.colours[d] == other.colours[opposite(d)]:
+                    matched += 1
+        key = (matched, len(placed))
+        if best_key is None or key > best_key:
+            best, best_key = gi, key
+    return best
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:
