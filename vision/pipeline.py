@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Placement
-from tantrix_pi.grid import neighbour, opposite
+from tantrix_pi.grid import corners, neighbour, opposite
 from tantrix_pi.tiles import COLOURS
 from vision import colour, decode, edges, lattice, segment
 from vision.detection import CONFIDENT, Detection, SeenTile, Unread
@@ -120,14 +120,17 @@ class Candidate:
     group: int
     cell: tuple[int, int]
     center_px: tuple[float, float]
-    hue: np.ndarray | None = None
-    chroma: np.ndarray | None = None
-    face: float = 0.0
+    corners_px: tuple = ()
 
 
 def _center(g: Group, cell, scale: float) -> tuple[float, float]:
     p = edges.to_full(g.lattice.to_image(lattice.centres(np.array([cell]))), scale)[0]
     return (float(p[0]), float(p[1]))
+
+
+def _corners(g: Group, cell, scale: float) -> tuple:
+    p = edges.to_full(g.lattice.to_image(np.array(corners(cell))), scale)
+    return tuple((round(float(x), 1), round(float(y), 1)) for x, y in p)
 
 
 def detect(image: np.ndarray, profile=None) -> Detection:
@@ -153,15 +156,15 @@ def detect(image: np.ndarray, profile=None) -> Detection:
         for cell, f in sorted(g.lattice.coverage.items()):
             if f < PARTLY:
                 continue
-            where = _center(g, cell, scale)
+            where, corners = _center(g, cell, scale), _corners(g, cell, scale)
             if g.lattice.inside[cell] < IN_FRAME:
                 if f >= COVERED:
-                    det.unreadable.append(Unread(where, "cut by the frame edge"))
+                    det.unreadable.append(Unread(where, "cut by the frame edge", corners_px=corners))
                 continue
             if f < COVERED:
-                det.unreadable.append(Unread(where, "partly hidden or off the grid"))
+                det.unreadable.append(Unread(where, "partly hidden or off the grid", corners_px=corners))
                 continue
-            cands.append(Candidate(gi, cell, where))
+            cands.append(Candidate(gi, cell, where, corners))
     windows, faces = [], []
     for gi, g in enumerate(groups):
         cells = [c.cell for c in cands if c.group == gi]
@@ -206,17 +209,20 @@ def detect(image: np.ndarray, profile=None) -> Detection:
         on_board = c.group == board_group
         ring_bands = (ring[i] > 0.35 * ref).mean()
         if not face_up[i] and bands[i] <= 2 and face[i] > 0.35 * ref and ring_bands < 0.1:
-            det.face_down.append(Unread(c.center_px, "face down" if on_board else "face down, apart from the board"))
+            det.face_down.append(Unread(c.center_px, "face down" if on_board else "face down, apart from the board",
+                                        corners_px=c.corners_px))
         elif not on_board:
             tile = r.tile if r is not None and r.confidence >= CONFIDENT else None
             det.loose.append(Unread(c.center_px, "loose tile apart from the board" if tile else
-                                    "loose tile apart from the board, not read", tile))
+                                    "loose tile apart from the board, not read", tile, c.corners_px))
         elif not face_up[i]:
-            det.unreadable.append(Unread(c.center_px, "too few coloured bands seen (glare, shadow or covered)"))
+            det.unreadable.append(Unread(c.center_px, "too few coloured bands seen (glare, shadow or covered)",
+                                         corners_px=c.corners_px))
         elif r is None:
-            det.unreadable.append(Unread(c.center_px, "more tiles than the 56 of a set"))
+            det.unreadable.append(Unread(c.center_px, "more tiles than the 56 of a set", corners_px=c.corners_px))
         else:
-            det.tiles.append(SeenTile(Placement(r.tile, c.cell[0], c.cell[1], r.rot), c.center_px, r.confidence))
+            det.tiles.append(SeenTile(Placement(r.tile, c.cell[0], c.cell[1], r.rot), c.center_px, r.confidence,
+                                      c.corners_px))
     if board_group >= 0:
         det.tile_px = groups[board_group].lattice.tile_px() / scale
     timings["assemble"] = time.perf_counter() - t
