@@ -23,6 +23,9 @@ EDGE_NORMALS = np.array([[math.cos(math.radians(edge_angle(d))), math.sin(math.r
 
 INRADIUS = SQRT3 / 2
 
+PROJECTIVE_MIN = 20
+"""Boards of at least this many tiles get a projective lattice (a tilted camera); smaller ones an affine one."""
+
 
 def _sample_pattern() -> np.ndarray:
     pts = [(0.0, 0.0)]
@@ -206,8 +209,9 @@ def _key(c):
     return (np.asarray(c[0]) + 100_000) * 1_000_000 + np.asarray(c[1]) + 100_000
 
 
-def _nearest_edges(g: np.ndarray, occupied: set[Cell]) -> tuple[np.ndarray, np.ndarray]:
-    """For grid points near the outline of the occupied cells: (index, foot point on that outline)."""
+def _nearest_edges(g: np.ndarray, normals: np.ndarray, occupied: set[Cell]) -> tuple[np.ndarray, np.ndarray]:
+    """For grid points on the outline of the occupied cells, facing the way that outline faces:
+    (index, foot point on that outline)."""
     cells = cells_at(g)
     rel = g - centres(cells)
     proj = rel @ EDGE_NORMALS.T
@@ -217,7 +221,10 @@ def _nearest_edges(g: np.ndarray, occupied: set[Cell]) -> tuple[np.ndarray, np.n
     keys = np.array([_key(c) for c in occupied])
     here = np.isin(_key(cells.T), keys)
     there = np.isin(_key((cells + np.array(DIRECTIONS)[d]).T), keys)
-    ok = near & (here != there)
+    # The outline faces out of the occupied cell: the point's outward normal must agree with the edge's.
+    sign = np.where(here, 1.0, -1.0)
+    facing = sign * np.sum(normals * EDGE_NORMALS[d], axis=1) > math.cos(math.radians(25))
+    ok = near & (here != there) & facing
     idx = np.nonzero(ok)[0]
     feet = g[idx] - dist[idx, None] * EDGE_NORMALS[d[idx]]
     return idx, feet
@@ -231,31 +238,67 @@ def _affine_h(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return H
 
 
-def refine(H: np.ndarray, occupied: set[Cell], xy: np.ndarray, projective: bool, rounds: int = 5) -> np.ndarray:
-    """Move H so the outline of the occupied cells lies on the outline points xy (image pixels)."""
+def refine(H: np.ndarray, occupied: set[Cell], xy: np.ndarray, angles: np.ndarray, mode: str,
+           rounds: int = 5) -> np.ndarray:
+    """Move H so the outline of the occupied cells lies on the outline points xy (image pixels, outward
+    normal angles `angles`)."""
     if len(xy) > 4000:
-        xy = xy[:: len(xy) // 4000 + 1]
+        step = len(xy) // 4000 + 1
+        xy, angles = xy[::step], angles[::step]
+    normal_img = np.column_stack([np.cos(angles), np.sin(angles)])
     for _ in range(rounds):
-        g = apply(np.linalg.inv(H), xy)
-        idx, feet = _nearest_edges(g, occupied)
+        Hi = np.linalg.inv(H)
+        g = apply(Hi, xy)
+        # Normals map with the transpose of the forward map's linear part (perspective ignored locally).
+        n = normal_img @ H[:2, :2]
+        n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-12)
+        idx, feet = _nearest_edges(g, n, occupied)
         if len(idx) < 12:
             break
-        if projective and len(idx) >= 60:
+        if mode == "projective" and len(idx) >= 60:
             Hn, _ = cv2.findHomography(feet, xy[idx], 0)
             if Hn is None:
                 break
             Hn = Hn / Hn[2, 2]
+        elif mode == "similarity":
+            m, _ = cv2.estimateAffinePartial2D(feet, xy[idx], method=cv2.LMEDS)
+            if m is None:
+                break
+            Hn = np.vstack([m, [0.0, 0.0, 1.0]])
         else:
             Hn = _affine_h(feet, xy[idx])
-        if np.linalg.det(Hn[:2, :2]) <= 0:  # never a mirror image
+        if np.linalg.det(Hn[:2, :2]) <= 0 or not _plausible(Hn, occupied):  # never a mirror image
             break
         H = Hn
     return H
 
 
-def fit(mask: np.ndarray, xy: np.ndarray, theta: float, tile_px: float,
+def _plausible(H: np.ndarray, occupied: set[Cell]) -> bool:
+    """A camera tilted at most ~25 degrees: tiles keep their shape and size within a third across the board."""
+    pts = centres(np.array(sorted(occupied)))
+    scales = [_local_scale(H, p) for p in (pts.min(axis=0), pts.max(axis=0), pts.mean(axis=0))]
+    a = H[:2, :2] - np.outer(apply(H, np.zeros((1, 2)))[0], H[2, :2])
+    sv = np.linalg.svd(a, compute_uv=False)
+    return max(scales) < 1.35 * min(scales) and sv[1] > 0.7 * sv[0]
+
+
+def _cost(mask: np.ndarray, H: np.ndarray, bbox) -> tuple[float, set[Cell]]:
+    """How far the cells are from clearly full or empty (per full cell), and the occupied cells."""
+    cells = candidate_cells(H, bbox)
+    f, _ = coverage(mask, H, cells)
+    full = float(f.sum())
+    if full < 0.5:
+        return math.inf, set()
+    return float(np.minimum(f, 1 - f).sum() / full), {c for c, v in zip(cells, f, strict=True) if v >= 0.5}
+
+
+def fit(mask: np.ndarray, xy: np.ndarray, angles: np.ndarray, theta: float, tile_px: float,
         bbox: tuple[int, int, int, int], origin: tuple[float, float]) -> Lattice | None:
-    """The lattice of the tiles in `mask` (one connected group, outline points xy), or None when none fits."""
+    """The lattice of the tiles in `mask` (one connected group, outline points xy), or None when none fits.
+
+    The similarity found by search is refined with more freedom step by step (similarity, affine, then
+    projective for a big board), each step kept only when it explains the mask at least as well.
+    """
     best = (None, math.inf)
     for tw in (0.92 * tile_px, tile_px, 1.08 * tile_px):
         H, cost = best_offset(mask, theta, tw, origin, bbox, steps=7)
@@ -264,16 +307,15 @@ def fit(mask: np.ndarray, xy: np.ndarray, theta: float, tile_px: float,
     H = best[0]
     if H is None:
         return None
-    cells = candidate_cells(H, bbox)
-    f, _ = coverage(mask, H, cells)
-    occupied = {c for c, v in zip(cells, f, strict=True) if v >= 0.5}
+    cost, occupied = _cost(mask, H, bbox)
     if not occupied:
         return None
-    H = refine(H, occupied, xy, projective=len(occupied) >= 5)
-    cells = candidate_cells(H, bbox)
-    f, _ = coverage(mask, H, cells)
-    occupied = {c for c, v in zip(cells, f, strict=True) if v >= 0.5}
-    H = refine(H, occupied, xy, projective=len(occupied) >= 5, rounds=3)
+    modes = ["similarity", "affine"] + (["projective"] if len(occupied) >= PROJECTIVE_MIN else [])
+    for mode in modes:
+        Hn = refine(H, occupied, xy, angles, mode)
+        cost_n, occ_n = _cost(mask, Hn, bbox)
+        if occ_n and cost_n <= cost + 0.005:
+            H, cost, occupied = Hn, cost_n, occ_n
     cells = candidate_cells(H, bbox)
     f, ins = coverage(mask, H, cells)
     keep = f > 0.05

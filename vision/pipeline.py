@@ -55,7 +55,8 @@ def find_tiles(image: np.ndarray) -> Found | None:
     if region is None:
         return None
     band = segment.band_width(dark, region[0])
-    mask = segment.close_bands(dark, band)
+    k = segment.closing_size(band)
+    mask = segment.close_bands(dark, k)
     labels, found = segment.parts(mask, (max(dark.shape) / 200) ** 2)
     if not found:
         return None
@@ -84,6 +85,9 @@ def find_tiles(image: np.ndarray) -> Found | None:
     if best[1] is None:
         return None
     _, tile_px, theta = best
+    k_final = segment.closing_size(band, tile_px)
+    if k_final != k:
+        mask = segment.close_bands(dark, k_final)
     labels, found = segment.parts(mask, 0.35 * tile_px * tile_px)
     return Found(small, scale, mask, labels, found, tile_px, theta)
 
@@ -100,7 +104,7 @@ def fit_lattices(found: Found) -> list[Group]:
             continue
         xy = xy + [x0, y0]
         theta = lattice.orientation(ang, wt)
-        fitted = lattice.fit(pm_full, xy, theta, found.tile_px, p.bbox, p.centroid)
+        fitted = lattice.fit(pm_full, xy, ang, theta, found.tile_px, p.bbox, p.centroid)
         if fitted is not None:
             groups.append(Group(p, fitted))
     return groups

@@ -56,9 +56,16 @@ def dark_mask(small: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
-def close_bands(mask: np.ndarray, band_px: float) -> np.ndarray:
-    """Fill the coloured bands inside tiles: a closing wide enough to bridge a band."""
-    k = max(3, int(round(2.2 * band_px + 2)) | 1)
+def closing_size(band_px: float, tile_px: float | None = None) -> int:
+    """Width of the closing that bridges a band; at least 15 % of a tile once its size is known."""
+    k = 2.2 * band_px + 2
+    if tile_px:
+        k = max(k, 0.15 * tile_px)
+    return max(3, int(round(k)) | 1)
+
+
+def close_bands(mask: np.ndarray, k: int) -> np.ndarray:
+    """Fill the coloured bands inside tiles: a closing `k` pixels wide."""
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
 
 
