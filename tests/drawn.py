@@ -39,8 +39,8 @@ class Scene:
         c = np.array(at_px, dtype=float)
         s = self.s * 0.975
         a0 = self.angle + twist
-        corners = [c + s * np.array([math.cos(math.radians(a0 - 30 + 60 * i)), math.sin(math.radians(a0 - 30 + 60 * i))])
-                   for i in range(6)]
+        angles = [math.radians(a0 - 30 + 60 * i) for i in range(6)]
+        corners = [c + s * np.array([math.cos(a), math.sin(a)]) for a in angles]
         cv2.fillConvexPoly(self.image, np.round(np.array(corners) * 16).astype(np.int32), (28, 28, 30),
                            cv2.LINE_AA, shift=4)
         if not face_up:
