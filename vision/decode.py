@@ -50,9 +50,16 @@ def scores(log_probs: np.ndarray) -> np.ndarray:
     return lp[:, d[None, None, :], CODES].sum(axis=-1) if len(lp) else np.zeros((0, len(ALL_NUMBERS), 6))
 
 
-def confidence(margin: float) -> float:
-    """Map a log-likelihood margin (best minus the best alternative) to 0..1."""
-    return 0.0 if margin <= 0 else 1.0 - math.exp(-margin / MARGIN_SCALE)
+FIT_SCALE = 3.0
+"""Log-likelihood (nats) of the chosen codeword that costs a factor e of confidence: an edge that clearly
+shows another colour than the codeword expects makes the reading doubtful, however far the next codeword."""
+
+
+def confidence(margin: float, fit: float = 0.0) -> float:
+    """0..1 from the margin over the best alternative and the codeword's own log-likelihood `fit` (<= 0)."""
+    if margin <= 0:
+        return 0.0
+    return (1.0 - math.exp(-margin / MARGIN_SCALE)) * math.exp(min(fit, 0.0) / FIT_SCALE)
 
 
 def decode(log_probs: np.ndarray) -> list[Reading | None]:
@@ -71,5 +78,5 @@ def decode(log_probs: np.ndarray) -> list[Reading | None]:
         others = np.delete(flat[i], n * 6 + k)
         margin = float(chosen - others.max())
         colours = "".join(COLOURS[c] for c in CODES[n, k])
-        out[i] = Reading(ALL_NUMBERS[n], k, confidence(margin), float(chosen), colours)
+        out[i] = Reading(ALL_NUMBERS[n], k, confidence(margin, float(chosen)), float(chosen), colours)
     return out

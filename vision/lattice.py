@@ -78,7 +78,8 @@ def apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
 def _local_scale(H: np.ndarray, g: np.ndarray) -> float:
     e = 1e-3
     p = apply(H, np.array([g, g + [e, 0], g + [0, e]]))
-    return math.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0]))) / e
+    u, v = p[1] - p[0], p[2] - p[0]
+    return math.sqrt(abs(u[0] * v[1] - u[1] * v[0])) / e
 
 
 def orientation(angles: np.ndarray, weights: np.ndarray) -> float:

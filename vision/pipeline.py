@@ -132,6 +132,14 @@ def _center(g: Group, cell, scale: float) -> tuple[float, float]:
     return (float(p[0]), float(p[1]))
 
 
+def _in_frame(corners, shape) -> bool:
+    """Whether a hexagon (its corners pulled in by 8 %) lies wholly inside the image."""
+    c = np.array(corners)
+    c = c.mean(axis=0) + 0.92 * (c - c.mean(axis=0))
+    h, w = shape[:2]
+    return bool((c[:, 0] >= 0).all() and (c[:, 0] <= w - 1).all() and (c[:, 1] >= 0).all() and (c[:, 1] <= h - 1).all())
+
+
 def _corners(g: Group, cell, scale: float) -> tuple:
     p = edges.to_full(g.lattice.to_image(np.array(corners(cell))), scale)
     return tuple((round(float(x), 1), round(float(y), 1)) for x, y in p)
@@ -161,7 +169,7 @@ def detect(image: np.ndarray, profile=None) -> Detection:
             if f < PARTLY:
                 continue
             where, corners = _center(g, cell, scale), _corners(g, cell, scale)
-            if g.lattice.inside[cell] < IN_FRAME:
+            if g.lattice.inside[cell] < IN_FRAME or not _in_frame(corners, image.shape):
                 if f >= COVERED:
                     det.unreadable.append(Unread(where, "cut by the frame edge", corners_px=corners))
                 continue
@@ -212,7 +220,7 @@ def detect(image: np.ndarray, profile=None) -> Detection:
         r = readings[i]
         on_board = c.group == board_group
         ring_bands = (ring[i] > 0.35 * ref).mean()
-        if not face_up[i] and bands[i] <= 2 and face[i] > 0.35 * ref and ring_bands < 0.1:
+        if not face_up[i] and bands[i] <= 2 and face[i] > 0.35 * ref and ring_bands < 0.2:
             det.face_down.append(Unread(c.center_px, "face down" if on_board else "face down, apart from the board",
                                         corners_px=c.corners_px))
         elif not on_board:
