@@ -101,7 +101,7 @@ def spacing_candidates(xy: np.ndarray, angles: np.ndarray, theta: float, lo: flo
         if sel.sum() < 6:
             continue
         p = xy[sel] @ np.array([math.cos(a), math.sin(a)])
-        p = p[:: max(1, len(p) // 1500)]
+        p = p[:: max(1, len(p) // 1000)]
         phase = np.exp(2j * np.pi * p[None, :] / periods[:, None])
         power += np.abs(phase.mean(axis=1)) * math.sqrt(sel.sum())
     if not power.any():
@@ -188,13 +188,13 @@ def best_offset(mask: np.ndarray, theta: float, tile_px: float, origin: tuple[fl
     u, v = np.meshgrid(np.arange(steps) / steps, np.arange(steps) / steps)
     offsets = u.reshape(-1, 1) * a1 + v.reshape(-1, 1) * a2
     local = (centres(cells)[:, None, :] + SEARCH_PATTERN[None, :, :]).reshape(-1, 2)
-    pts = (offsets[:, None, :] + local[None, :, :]).reshape(-1, 2)
-    img = apply(H0, pts)
+    # H0 is a similarity, so shifting the grid by an offset shifts every image point by the same vector.
+    img = (apply(H0, local)[None, :, :] + (offsets @ H0[:2, :2].T)[:, None, :]).reshape(-1, 2)
     h, w = mask.shape
-    xi = np.round(img[:, 0]).astype(int)
-    yi = np.round(img[:, 1]).astype(int)
+    xi = (img[:, 0] + 0.5).astype(np.int32)
+    yi = (img[:, 1] + 0.5).astype(np.int32)
     ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    val = np.zeros(len(pts), dtype=np.float32)
+    val = np.zeros(len(img), dtype=np.float32)
     val[ok] = mask[yi[ok], xi[ok]]
     f = val.reshape(len(offsets), len(cells), len(SEARCH_PATTERN)).mean(axis=2)
     full = f.sum(axis=1)

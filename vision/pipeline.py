@@ -6,6 +6,7 @@ Tiles are found on a downscaled copy; colours are sampled from the full-resoluti
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Placement
-from tantrix_pi.grid import corners, neighbour, opposite
+from tantrix_pi.grid import SQRT3, corners, neighbour, opposite
 from tantrix_pi.tiles import COLOURS
 from vision import colour, decode, edges, lattice, segment
 from vision.detection import CONFIDENT, Detection, SeenTile, Unread
@@ -69,19 +70,16 @@ def find_tiles(image: np.ndarray) -> Found | None:
             theta = lattice.orientation(ang, wt)
             box = (p.bbox[0] - x0, p.bbox[1] - y0, p.bbox[2], p.bbox[3])
             groups.append((crop, theta, (p.centroid[0] - x0, p.centroid[1] - y0), box, p.area, xy, ang))
-    widths = []
-    for _, theta, _, box, _, xy, ang in groups:
-        for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:3]:
-            if all(abs(w - v) > 0.04 * v for v in widths):
-                widths.append(w)
-    if not widths:
-        return None
-    # The group whose outline fits a hex lattice best sets the width (a row of loose tiles at odd angles fits
-    # none well); every group then refines it with its own lattice.
-    costs = np.array([[lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
-                       for w in widths] for crop, theta, origin, box, _, _, _ in groups])
-    g, i = np.unravel_index(int(np.argmin(costs)), costs.shape)
-    best = (0.0, widths[i], groups[g][1])
+    # Each group proposes widths from its edge period; the group whose outline fits a hex lattice best sets
+    # the width (a row of loose tiles at odd angles fits none well); every group then refines it.
+    best = (math.inf, None, 0.0)
+    for crop, theta, origin, box, area, xy, ang in groups:
+        widths = lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:3]
+        widths.append(math.sqrt(area / (SQRT3 / 2)))  # as if the group were one lone tile
+        for w in widths:
+            cost = lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
+            if cost < best[0]:
+                best = (cost, w, theta)
     if best[1] is None:
         return None
     _, tile_px, theta = best
