@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Placement
-from tantrix_pi.grid import SQRT3, corners, neighbour, opposite
+from tantrix_pi.grid import corners, neighbour, opposite
 from tantrix_pi.tiles import COLOURS
 from vision import colour, decode, edges, lattice, segment
 from vision.detection import CONFIDENT, Detection, SeenTile, Unread
@@ -73,10 +73,8 @@ def find_tiles(image: np.ndarray) -> Found | None:
     # Each group proposes widths from its edge period; the group whose outline fits a hex lattice best sets
     # the width (a row of loose tiles at odd angles fits none well); every group then refines it.
     best = (math.inf, None, 0.0)
-    for crop, theta, origin, box, area, xy, ang in groups:
-        widths = lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:3]
-        widths.append(math.sqrt(area / (SQRT3 / 2)))  # as if the group were one lone tile
-        for w in widths:
+    for crop, theta, origin, box, _, xy, ang in groups:
+        for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]:
             cost = lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
             if cost < best[0]:
                 best = (cost, w, theta)
