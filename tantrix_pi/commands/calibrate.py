@@ -11,9 +11,11 @@ import cv2
 import numpy as np
 
 from calibration import camera as camera_cal
+from calibration import check as check_view
+from calibration import table as table_cal
 from calibration.charuco import BoardSpec, sheet
 from calibration.profile import Profile, default_path
-from tantrix_pi.errors import TantrixError
+from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
 
 
 class ImageError(TantrixError):
@@ -101,6 +103,86 @@ def cmd_camera(args: argparse.Namespace) -> int:
     return 0
 
 
+def one_photo(args: argparse.Namespace) -> np.ndarray:
+    """The IMAGE argument, or one frame from the camera with --live."""
+    if args.live:
+        from calibration.live import frames
+
+        return next(frames())
+    if not args.image:
+        raise ImageError("give a photo (IMAGE) or --live")
+    return read_image(args.image)
+
+
+# ---- table ----------------------------------------------------------------------------------------
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    """Measure the table plane from the sheet lying on it."""
+    spec = board_spec(args)
+    profile = Profile.load_or_new(args.calibration)
+    image = one_photo(args)
+    if profile.camera is None:
+        print("note: the camera is not calibrated, so the table plane ignores lens distortion "
+              "(run `tantrix-pi calibrate camera` first for a straight view)", file=sys.stderr)
+    plane = table_cal.measure(image, spec, profile.camera, args.px_per_mm)
+    profile = profile.with_section(table=plane)
+    fit = table_cal.movement(profile, image, spec)
+    path = profile.save(args.calibration or profile.path)
+    w, h = plane.rectified_size
+    x0, y0, x1, y1 = plane.view_mm
+    witnesses = sorted(n for n in plane.reference if n.startswith("marker_"))
+    print(f"table plane from {fit.seen} points, fit within {fit.max_px:.2f} px (median {fit.median_px:.2f} px)")
+    print(f"rectified view {w}x{h} px at {plane.px_per_mm:g} px/mm, showing {x1 - x0:.0f} x {y1 - y0:.0f} mm of table")
+    print(f"witness markers: {', '.join(witnesses) if witnesses else 'none (the sheet is the only reference)'}")
+    print(f"saved to {path}")
+    return EXIT_OK
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    """Write the page of witness markers."""
+    from PIL import Image
+
+    page, dpi = table_cal.witness_sheet(args.paper)
+    out = Path(args.out)
+    if out.suffix.lower() not in (".pdf", ".png"):
+        raise ImageError(f"{out}: the page can be written as .pdf or .png")
+    image = Image.fromarray(page)
+    if out.suffix.lower() == ".pdf":
+        image.save(out, "PDF", resolution=dpi)
+    else:
+        image.save(out, "PNG", dpi=(dpi, dpi))
+    print(f"wrote {out}: four {table_cal.WITNESS_DICTIONARY} markers of {table_cal.WITNESS_MM:g} mm; cut them out, "
+          "stick them near the table's corners, in view, then run `calibrate table` with the sheet and them in view")
+    return EXIT_OK
+
+
+# ---- check ----------------------------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Draw what the profile implies on a photo and say whether the table calibration still holds."""
+    profile = Profile.load(args.calibration)
+    image = one_photo(args)
+    spec = board_spec(args)
+    print(profile.describe())
+    code = EXIT_OK
+    moved = table_cal.movement(profile, image, spec) if profile.table else None
+    if profile.table is not None:
+        if moved is None:
+            print("no reference points in view (neither the sheet nor the witness markers): "
+                  "cannot tell whether the camera moved")
+        else:
+            print(moved.describe())
+            code = EXIT_NO if moved.moved else EXIT_OK
+    overlay = check_view.overlay(profile, image, moved, spec)
+    if args.out:
+        if not cv2.imwrite(args.out, overlay):
+            raise ImageError(f"cannot write {args.out}: use a .png or .jpg path in a folder that exists")
+        print(f"overlay written to {args.out}")
+    return code
+
+
 def register(cli) -> None:
     """Add `tantrix-pi calibrate board|camera|...`."""
     group = cli.group("calibrate", "measure the camera, the table plane and the colours once per set-up")
@@ -117,5 +199,26 @@ def register(cli) -> None:
     p.add_argument("--live", type=int, metavar="N", help="take N views with the camera instead")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--k3", action="store_true", help="also fit k3 (wide-angle lenses; needs many good views)")
+    add_board_options(p)
+    add_profile_option(p)
+
+    p = cli.command("table", "measure the table plane from a photo of the sheet lying flat on the table",
+                    cmd_table, parent=group)
+    p.add_argument("image", nargs="?", metavar="IMAGE", help="photo of the sheet on the table")
+    p.add_argument("--live", action="store_true", help="take the photo with the camera")
+    p.add_argument("--px-per-mm", type=float, help="scale of the rectified view (default: the photo's own)")
+    add_board_options(p)
+    add_profile_option(p)
+
+    p = cli.command("markers", "write four witness markers to stick near the table's corners", cmd_markers,
+                    parent=group)
+    p.add_argument("--out", required=True, help="the page: .pdf or .png")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
+
+    p = cli.command("check", "draw what the profile implies on a photo; say if the camera or sheet moved",
+                    cmd_check, parent=group)
+    p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of the table")
+    p.add_argument("--live", action="store_true", help="take the photo with the camera")
+    p.add_argument("--out", help="write the overlay here (.png/.jpg)")
     add_board_options(p)
     add_profile_option(p)
