@@ -12,6 +12,7 @@ import numpy as np
 
 from calibration import camera as camera_cal
 from calibration import check as check_view
+from calibration import colour as colour_cal
 from calibration import table as table_cal
 from calibration.charuco import BoardSpec, sheet
 from calibration.profile import Profile, default_path
@@ -157,6 +158,26 @@ def cmd_markers(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ---- colour ---------------------------------------------------------------------------------------
+
+
+def cmd_colour(args: argparse.Namespace) -> int:
+    """Learn the white balance and the tile colours from a photo of tiles."""
+    profile = Profile.load_or_new(args.calibration)
+    image = one_photo(args)
+    model, sep = colour_cal.learn(image)
+    path = profile.with_section(colour=model).save(args.calibration or profile.path)
+    r, g, b = model.white_balance
+    print(f"white balance gains R {r:.3f}  G {g:.3f}  B {b:.3f}")
+    for name in model.prototypes:
+        lab = model.prototypes[name]
+        print(f"  {name:<5} L {lab[0]:5.1f}  a {lab[1]:6.1f}  b {lab[2]:6.1f}   "
+              f"({sep.pixels[name]} px, spread {sep.spread[name]:.1f})")
+    print(sep.describe())
+    print(f"saved to {path}")
+    return EXIT_OK
+
+
 # ---- check ----------------------------------------------------------------------------------------
 
 
@@ -214,6 +235,12 @@ def register(cli) -> None:
                     parent=group)
     p.add_argument("--out", required=True, help="the page: .pdf or .png")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
+
+    p = cli.command("colour", "learn white balance and the tile colours from a photo of face-up tiles", cmd_colour,
+                    parent=group)
+    p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of tiles showing all four colours")
+    p.add_argument("--live", action="store_true", help="take the photo with the camera")
+    add_profile_option(p)
 
     p = cli.command("check", "draw what the profile implies on a photo; say if the camera or sheet moved",
                     cmd_check, parent=group)
