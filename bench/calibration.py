@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.camera import calibrate, collect  # noqa: E402
 from calibration.charuco import BoardSpec, find  # noqa: E402
+from calibration.profile import Profile  # noqa: E402
+from calibration.table import measure, movement  # noqa: E402
 
 
 def setups(root: Path) -> list[Path]:
@@ -74,6 +76,71 @@ def bench(folder: Path, fit_k3: bool) -> None:
         print(f"| {name} | {d[i]:+.4f} | {d_true[i]:+.4f} | {d[i] - d_true[i]:+.4f} | {goal} |")
     for r in result.rejected:
         print(f"rejected {r.name}: {r.reason}")
+    bench_table(folder, loaded, spec, result.model())
+
+
+def scene_points(dataset: Path, setup: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(true table mm, true raw px) of every tile centre, on the table plane, in the photos taken by this set-up."""
+    out = []
+    for path in sorted((dataset / "images").glob("*.json")):
+        truth = json.loads(path.read_text())
+        cam = truth["camera"]
+        if cam.get("setup") != setup:
+            continue
+        mm = np.array([t["table_xy_mm"] for t in truth["tiles"]], dtype=np.float64)
+        obj = np.concatenate([mm, np.zeros((len(mm), 1))], axis=1)
+        px, _ = cv2.projectPoints(obj, np.array(cam["pose"]["rvec"]), np.array(cam["pose"]["t_mm"]),
+                                  np.array(cam["K"]), np.array(cam["dist"]))
+        out.append((mm, px.reshape(-1, 2)))
+    return out
+
+
+def similarity_fit(src: np.ndarray, dst: np.ndarray) -> tuple[float, np.ndarray]:
+    """Best dst ~ s R src + t (no reflection): the scale s and the residuals (mm)."""
+    a, b = src - src.mean(axis=0), dst - dst.mean(axis=0)
+    u, sv, vt = np.linalg.svd(b.T @ a)
+    d = np.diag([1.0, np.sign(np.linalg.det(u @ vt))])
+    r = u @ d @ vt
+    s = float(np.trace(np.diag(sv) @ d) / (a ** 2).sum())
+    return s, np.linalg.norm(b - s * a @ r.T, axis=1)
+
+
+def bench_table(folder: Path, loaded, spec: BoardSpec, camera) -> None:
+    """The table plane from each view of the sheet (with the recovered lens), judged on the set-up's tile photos."""
+    dataset = folder.parents[1]
+    points = scene_points(dataset, folder.name)
+    print(f"\n### table plane, camera as recovered above; judged on {sum(len(m) for m, _ in points)} tile centres "
+          f"in {len(points)} photos of the same set-up\n")
+    print("| sheet view | sheet tilt (truth) | px/mm | scale error | residual after best similarity, median mm | max mm | measure s |")
+    print("|---|---|---|---|---|---|---|")
+    profiles, scale_errs, medians = [], [], []
+    for name, image in loaded:
+        tilt = json.loads((folder / f"{name}.json").read_text())["board_pose"]["tilt_deg"]
+        flat = tilt < 0.5
+        t = time.perf_counter()
+        profile = Profile(camera=camera, table=measure(image, spec, camera))
+        seconds = time.perf_counter() - t
+        profiles.append((name, image, profile))
+        if not points:
+            print(f"| {name} | {tilt:.1f} deg | {profile.table.px_per_mm:g} | | | | {seconds:.2f} |")
+            continue
+        true_mm = np.concatenate([m for m, _ in points])
+        mine = np.concatenate([profile.image_to_table(px) for _, px in points])
+        scale, residual = similarity_fit(true_mm, mine)
+        if flat:
+            scale_errs.append(100 * (scale - 1))
+            medians.append(np.median(residual))
+        print(f"| {name} | {tilt:.1f} deg{'' if flat else ' (propped up: not the table)'} "
+              f"| {profile.table.px_per_mm:g} | {100 * (scale - 1):+.2f} % | {np.median(residual):.2f} "
+              f"| {residual.max():.2f} | {seconds:.2f} |")
+    if medians:
+        print(f"| median of the {len(medians)} flat sheets | | | {np.median(scale_errs):+.2f} % "
+              f"| {np.median(medians):.2f} | | |")
+    held = sum(not movement(p, image, spec).moved for _, image, p in profiles)
+    moved = sum(movement(p, other, spec).moved for i, (_, _, p) in enumerate(profiles)
+                for j, (_, other) in enumerate(loaded) if i != j)
+    pairs = len(profiles) * (len(profiles) - 1)
+    print(f"\nmoved detection: same photo holds {held}/{len(profiles)}; sheet elsewhere flagged {moved}/{pairs}")
 
 
 def main() -> int:
