@@ -110,8 +110,8 @@ def bench_table(folder: Path, loaded, spec: BoardSpec, camera) -> None:
     dataset = folder.parents[1]
     points = scene_points(dataset, folder.name)
     print(f"\n### table plane, camera as recovered above; judged on {sum(len(m) for m, _ in points)} tile centres "
-          f"in {len(points)} photos of the same set-up\n")
-    print("| sheet view | sheet tilt (truth) | px/mm | scale error | residual after best similarity, median mm | max mm | measure s |")
+          f"in {len(points)} photos of the same set-up (residual: after the best similarity to the truth)\n")
+    print("| sheet view | sheet tilt (truth) | px/mm | scale error | residual median mm | max mm | measure s |")
     print("|---|---|---|---|---|---|---|")
     profiles, scale_errs, medians = [], [], []
     for name, image in loaded:

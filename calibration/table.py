@@ -69,18 +69,12 @@ def measure(image: np.ndarray, spec: BoardSpec, camera: CameraModel | None = Non
     theta = math.atan2(*(ends[1] - ends[0])[::-1])
     table_to_board = np.array([[math.cos(theta), -math.sin(theta), centre[0]],
                                [math.sin(theta), math.cos(theta), centre[1]], [0.0, 0.0, 1.0]])
-    h = h_board @ table_to_board
-    h /= h[2, 2]
-    if px_per_mm is None:
-        px_per_mm = round(native_scale(h), 1)
-    if px_per_mm <= 0:
-        raise TableError(f"--px-per-mm must be > 0, not {px_per_mm}")
-    view = visible_rect(h, (image.shape[1], image.shape[0]), camera)
+    plane = plane_from_homography(h_board @ table_to_board, (image.shape[1], image.shape[0]), camera, px_per_mm)
     board_to_table = np.linalg.inv(table_to_board)
     table_mm = cv2.perspectiveTransform(board_mm.reshape(-1, 1, 2), board_to_table).reshape(-1, 2)
     reference = {f"sheet_{i}": [round(float(x), 3), round(float(y), 3), round(float(u), 3), round(float(v), 3)]
                  for i, (x, y), (u, v) in zip(found.ids, table_mm, found.image_points, strict=True)}
-    plane = TablePlane(h, float(px_per_mm), view, (image.shape[1], image.shape[0]), now(), reference)
+    plane.reference.update(reference)
     witnesses = find_witnesses(image)
     if witnesses:
         on_table = Profile(camera=camera, table=plane).image_to_table(np.array(list(witnesses.values())))
@@ -88,6 +82,19 @@ def measure(image: np.ndarray, spec: BoardSpec, camera: CameraModel | None = Non
             plane.reference[name] = [round(float(mm[0]), 3), round(float(mm[1]), 3),
                                      round(float(px[0]), 3), round(float(px[1]), 3)]
     return plane
+
+
+def plane_from_homography(h: np.ndarray, image_size: tuple[int, int], camera: CameraModel | None = None,
+                          px_per_mm: float | None = None) -> TablePlane:
+    """The [table] section for a known homography (table mm -> undistorted px), e.g. from a render's truth."""
+    h = np.asarray(h, dtype=np.float64)
+    h = h / h[2, 2]
+    if px_per_mm is None:
+        px_per_mm = round(native_scale(h), 1)
+    if px_per_mm <= 0:
+        raise TableError(f"--px-per-mm must be > 0, not {px_per_mm}")
+    view = visible_rect(h, image_size, camera)
+    return TablePlane(h, float(px_per_mm), view, tuple(image_size), now(), {})
 
 
 def native_scale(h: np.ndarray) -> float:
