@@ -139,3 +139,10 @@ def test_live_capture_keeps_only_views_that_differ(rendered):
     taken = capture(3, SPEC, source=iter(frames))
     assert len(taken) == 3
     assert taken[1][1] is frames[3] and taken[2][1] is frames[6]
+
+
+def test_a_blurred_view_is_rejected_with_a_reason(rendered):
+    blurred = ("blurred", cv2.GaussianBlur(rendered[1][1], (0, 0), 6))
+    found, rejected, _ = collect(rendered[:1] + [blurred], SPEC)
+    assert len(found) == 1 and rejected[0].name == "blurred"
+    assert "in focus" in rejected[0].reason or "corners found" in rejected[0].reason
