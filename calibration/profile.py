@@ -240,7 +240,10 @@ class Profile:
         return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
     def rectify(self, image: np.ndarray) -> np.ndarray:
-        """Top-down view of the table plane at `table.px_per_mm` (undistortion included, one resampling)."""
+        """Top-down view of the table plane at `table.px_per_mm` (undistortion included, one resampling).
+
+        Parts of the view the camera does not see are filled with the photo's median colour.
+        """
         t = self._need_table()
         self._check_size(image, t.image_size, "table")
         key = ("rectify", image.shape[:2])
@@ -252,7 +255,11 @@ class Profile:
             my = px[:, 1].reshape(h, w).astype(np.float32)
             self._maps[key] = cv2.convertMaps(mx, my, cv2.CV_16SC2)
         m1, m2 = self._maps[key]
-        return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        # Table beyond the photo's edge is filled with the photo's median colour: black would look like tiles.
+        channels = 1 if image.ndim == 2 else image.shape[2]
+        fill = np.median(image[::16, ::16].reshape(-1, channels), axis=0)
+        return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                         borderValue=tuple(float(v) for v in fill))
 
     def white_balance(self, image: np.ndarray) -> np.ndarray:
         """A BGR uint8 image with the measured white-balance gains applied; unchanged without colour calibration."""

@@ -132,3 +132,11 @@ def test_white_balance_applies_the_gains_to_red_green_blue():
     bgr = np.full((4, 4, 3), (100, 150, 100), np.uint8)
     out = p.white_balance(bgr)
     assert tuple(out[0, 0]) == (80, 150, 120)
+
+
+def test_rectify_fills_what_the_camera_does_not_see_with_the_table_colour():
+    p = full_profile()
+    wide = Profile(camera=p.camera, table=TablePlane(p.table.homography, 1.0, (-900.0, -900.0, 900.0, 900.0), SIZE,
+                                                     p.table.measured))
+    top = wide.rectify(np.full((SIZE[1], SIZE[0], 3), (90, 140, 200), np.uint8))
+    assert (top[0, 0] == (90, 140, 200)).all() and (top[-1, -1] == (90, 140, 200)).all()
