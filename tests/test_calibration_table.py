@@ -122,3 +122,12 @@ def test_cli_table_then_check_says_it_moved(scene, tmp_path, capsys):
     out = capsys.readouterr()
     assert code == 1 and "moved" in out.out
     assert cv2.imread(str(tmp_path / "overlay.png")).shape[:2] == (SIZE[1], SIZE[0])
+
+
+def test_witness_page_carries_the_four_markers():
+    from calibration.table import find_witnesses, witness_sheet
+
+    page, dpi = witness_sheet("letter")
+    assert set(find_witnesses(cv2.resize(page, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA))) == {
+        "marker_0", "marker_1", "marker_2", "marker_3"}
+    assert page.shape[1] == pytest.approx(279.4 * dpi / 25.4, abs=1)
