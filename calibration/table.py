@@ -62,13 +62,7 @@ def measure(image: np.ndarray, spec: BoardSpec, camera: CameraModel | None = Non
     h_board, _ = cv2.findHomography(board_mm, und, 0)
     if h_board is None:
         raise TableError("the sheet's corners give no plane: take the photo with the whole sheet in view")
-    centre = np.array(spec.size_mm) / 2
-    # Which way image-right points on the sheet, at its centre: that becomes table X.
-    c_px = cv2.perspectiveTransform(centre.reshape(1, 1, 2), h_board).reshape(2)
-    ends = cv2.perspectiveTransform(np.array([[c_px, c_px + [20.0, 0.0]]]), np.linalg.inv(h_board)).reshape(2, 2)
-    theta = math.atan2(*(ends[1] - ends[0])[::-1])
-    table_to_board = np.array([[math.cos(theta), -math.sin(theta), centre[0]],
-                               [math.sin(theta), math.cos(theta), centre[1]], [0.0, 0.0, 1.0]])
+    table_to_board = facing_image_right(h_board, np.array(spec.size_mm) / 2)
     plane = plane_from_homography(h_board @ table_to_board, (image.shape[1], image.shape[0]), camera, px_per_mm)
     board_to_table = np.linalg.inv(table_to_board)
     table_mm = cv2.perspectiveTransform(board_mm.reshape(-1, 1, 2), board_to_table).reshape(-1, 2)
@@ -84,11 +78,29 @@ def measure(image: np.ndarray, spec: BoardSpec, camera: CameraModel | None = Non
     return plane
 
 
+def facing_image_right(h: np.ndarray, origin_mm: np.ndarray) -> np.ndarray:
+    """The rigid change of plane frame (new mm -> old mm) putting the origin at origin_mm, X towards image-right."""
+    o_px = cv2.perspectiveTransform(np.asarray(origin_mm, dtype=np.float64).reshape(1, 1, 2), h).reshape(2)
+    ends = cv2.perspectiveTransform(np.array([[o_px, o_px + [20.0, 0.0]]]), np.linalg.inv(h)).reshape(2, 2)
+    theta = math.atan2(*(ends[1] - ends[0])[::-1])
+    return np.array([[math.cos(theta), -math.sin(theta), origin_mm[0]],
+                     [math.sin(theta), math.cos(theta), origin_mm[1]], [0.0, 0.0, 1.0]])
+
+
 def plane_from_homography(h: np.ndarray, image_size: tuple[int, int], camera: CameraModel | None = None,
-                          px_per_mm: float | None = None) -> TablePlane:
-    """The [table] section for a known homography (table mm -> undistorted px), e.g. from a render's truth."""
+                          px_per_mm: float | None = None, upright: bool = False) -> TablePlane:
+    """The [table] section for a known homography (table mm -> undistorted px), e.g. from a render's truth.
+
+    upright: turn the table frame about the point under the image centre so that X points image-right
+    there (the rectified view then looks like the photo squared up).
+    """
     h = np.asarray(h, dtype=np.float64)
     h = h / h[2, 2]
+    if upright:
+        centre_px = np.array([[[(image_size[0] - 1) / 2, (image_size[1] - 1) / 2]]])
+        centre_mm = cv2.perspectiveTransform(centre_px, np.linalg.inv(h)).reshape(2)
+        h = h @ facing_image_right(h, centre_mm)
+        h = h / h[2, 2]
     if px_per_mm is None:
         px_per_mm = round(native_scale(h), 1)
     if px_per_mm <= 0:

@@ -131,3 +131,18 @@ def test_witness_page_carries_the_four_markers():
     assert set(find_witnesses(cv2.resize(page, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA))) == {
         "marker_0", "marker_1", "marker_2", "marker_3"}
     assert page.shape[1] == pytest.approx(279.4 * dpi / 25.4, abs=1)
+
+
+def test_profile_from_a_known_homography_can_be_turned_upright(scene):
+    from calibration.table import plane_from_homography
+
+    _, rvec, tvec, _ = scene
+    r = cv2.Rodrigues(rvec)[0]
+    h = K @ np.column_stack([r[:, 0], r[:, 1], tvec])
+    plane = plane_from_homography(h, SIZE, CAMERA, upright=True)
+    profile = Profile(camera=CAMERA, table=plane)
+    a, b = profile.table_to_image([[0.0, 0.0], [50.0, 0.0]])
+    assert abs(b[1] - a[1]) < 0.02 * abs(b[0] - a[0]) and b[0] > a[0]
+    pts = np.array([[100.0, 100.0], [600.0, 120.0]])
+    mm = profile.image_to_table(true_px(pts, rvec, tvec))
+    assert np.linalg.norm(mm[1] - mm[0]) == pytest.approx(np.linalg.norm(pts[1] - pts[0]), abs=0.5)
