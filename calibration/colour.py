@@ -2,7 +2,8 @@
 
 Tile faces are the dark regions; arcs are the coloured pixels the black closes around. The arc pixels
 fall into four clusters (k-means), named by hue once the common colour cast is taken out. White balance
-is the diagonal gain that brings the five measured colours closest to nominal tile paints.
+makes the tile black neutral: glossy black plastic has no colour of its own, so whatever colour it shows
+is the light's.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
 from tantrix_pi.errors import TantrixError
 
 ARC_NAMES = ("R", "Y", "G", "B")
-NOMINAL_RGB = {"R": (205, 35, 45), "Y": (245, 205, 30), "G": (35, 150, 75), "B": (35, 85, 195), "black": (22, 22, 24)}
-"""Approximate printed tile colours (sRGB): what white balance aims the measured colours at."""
 NOMINAL_HUE_DEG = {"R": 40.0, "Y": 95.0, "G": 150.0, "B": 290.0}
-"""Hue angles (CIE Lab, atan2(b, a)) of the nominal colours, used only to name the clusters."""
+"""Hue angles (CIE Lab, atan2(b, a)) of the tile colours, used only to name the clusters."""
 DARK_L = 35.0
+DARK_MARGIN = 15.0
+"""Tile black is at least this much darker (L*) than the table around it (dark tables and vignetted corners are not)."""
+MIN_BLACK_LEVEL = 6.0
+"""Below this (8-bit) the tile black is too dark to tell the light's colour from it."""
 BLACK_CHROMA = 20.0
 MIN_CHROMA = 18.0
 MIN_ARC_PIXELS = 200
@@ -61,11 +64,22 @@ class Separation:
                 f"after their spreads ({self.spread[a]:.1f}, {self.spread[b]:.1f}): {verdict}")
 
 
+def _surroundings(lightness: np.ndarray) -> np.ndarray:
+    """The lightness of the table around each pixel: a grey closing wider than a tile removes the dark tiles."""
+    h, w = lightness.shape
+    f = min(1.0, 320 / w)
+    small = cv2.resize(lightness, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA)
+    k = max(3, round(small.shape[1] / 8)) | 1
+    closed = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
 def tile_masks(lab_image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(tile black, arc candidates) as boolean masks: dark faces, and coloured pixels the black closes around."""
     chroma = np.hypot(lab_image[..., 1], lab_image[..., 2])
-    dark = ((lab_image[..., 0] < DARK_L) & (chroma < BLACK_CHROMA)).astype(np.uint8)
-    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    lightness = lab_image[..., 0]
+    dark = ((lightness < DARK_L) & (chroma < BLACK_CHROMA) & (lightness < _surroundings(lightness) - DARK_MARGIN))
+    dark = dark.astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
     if n <= 1:
         return np.zeros(dark.shape, bool), np.zeros(dark.shape, bool)
@@ -82,6 +96,8 @@ def tile_masks(lab_image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
     near_black = cv2.dilate(dark, np.ones((3, 3), np.uint8))
     arcs = (closed > 0) & (near_black == 0) & (chroma > MIN_CHROMA)
+    # Only the core of each arc: its rim blends into the black and into the next arc.
+    arcs = cv2.erode(arcs.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     black = cv2.erode(dark, np.ones((5, 5), np.uint8)) > 0
     return black, arcs
 
@@ -98,13 +114,12 @@ def _name_clusters(centres_ab: np.ndarray) -> list[str]:
     return best
 
 
-def _gains(measured_rgb: dict[str, np.ndarray]) -> tuple[float, float, float]:
-    """Diagonal R, G, B gains (on 8-bit values, green = 1) bringing the measured colours nearest the nominal ones."""
-    obs = np.array([measured_rgb[n] for n in COLOUR_NAMES], dtype=np.float64) / 255.0
-    ref = np.array([NOMINAL_RGB[n] for n in COLOUR_NAMES], dtype=np.float64) / 255.0
-    obs_lin, ref_lin = obs ** GAMMA, ref ** GAMMA
-    g = (obs_lin * ref_lin).sum(axis=0) / (obs_lin ** 2).sum(axis=0)
-    g = (g / g[1]) ** (1 / GAMMA)
+def _gains(black_rgb: np.ndarray) -> tuple[float, float, float] | None:
+    """R, G, B gains on 8-bit values (green = 1) that make the tile black neutral; None when it is too dark."""
+    if black_rgb.max() < MIN_BLACK_LEVEL or black_rgb.min() <= 0:
+        return None
+    linear = (np.asarray(black_rgb, dtype=np.float64) / 255.0) ** GAMMA
+    g = (linear[1] / linear) ** (1 / GAMMA)
     return tuple(round(float(x), 4) for x in g)
 
 
@@ -114,9 +129,7 @@ def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
     if arcs.sum() < MIN_ARC_PIXELS or black.sum() < MIN_ARC_PIXELS:
         raise ColourError("no tiles found: put face-up tiles showing all four colours on the table, in view and lit")
     names = _clusters(image, arcs)
-    measured = {n: np.median(image[m][:, ::-1], axis=0) for n, m in names.items()}
-    measured["black"] = np.median(image[black][:, ::-1], axis=0)
-    gains = _gains(measured)
+    gains = _gains(np.median(image[black][:, ::-1].astype(np.float64), axis=0)) or (1.0, 1.0, 1.0)
     balanced = Profile(colour=ColourModel(gains, {}, "")).white_balance(image)
     lab_b = lab(balanced)
     masks = dict(names, black=black)

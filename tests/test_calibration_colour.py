@@ -4,12 +4,14 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.colour import NOMINAL_RGB, ColourError, classify, lab, learn
+from calibration.colour import ColourError, classify, lab, learn
 from calibration.profile import COLOUR_NAMES, ColourModel, Profile
 from tantrix_pi.cli import main
 from tantrix_pi.grid import centre, corners, edge_angle
 from tantrix_pi.tiles import TILES
 
+NOMINAL_RGB = {"R": (205, 35, 45), "Y": (245, 205, 30), "G": (35, 150, 75), "B": (35, 85, 195), "black": (22, 22, 22)}
+"""Tile paints (sRGB) as the test draws them."""
 SIZE_PX = 55.0
 CELLS = [((0, 0), 1), ((1, 0), 7), ((0, 1), 12), ((-1, 1), 20), ((1, -1), 33), ((2, -1), 41), ((-1, 0), 50)]
 WARM = (1.35, 1.0, 0.65)
