@@ -140,3 +140,11 @@ def test_rectify_fills_what_the_camera_does_not_see_with_the_table_colour():
                                                      p.table.measured))
     top = wide.rectify(np.full((SIZE[1], SIZE[0], 3), (90, 140, 200), np.uint8))
     assert (top[0, 0] == (90, 140, 200)).all() and (top[-1, -1] == (90, 140, 200)).all()
+
+
+def test_nearest_prototype_and_its_margin():
+    colour = full_profile().colour
+    name, distance, margin = colour.nearest((51.5, 11.0, -4.0))
+    assert name == "Y" and distance == pytest.approx(1.5)
+    second = min(np.linalg.norm(np.array((51.5, 11.0, -4.0)) - p) for n, p in colour.prototypes.items() if n != "Y")
+    assert margin == pytest.approx(second - distance)
