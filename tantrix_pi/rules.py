@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from tantrix_pi.board import Board, Placement
@@ -291,16 +291,16 @@ def is_legal(board: Board, placement: Placement, bag_empty: bool = False) -> boo
     return not why_illegal(board, placement, bag_empty)
 
 
-def legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> list[Placement]:
-    """Every legal placement of any of `tiles` (those not already on the board), sorted."""
+def iter_legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> Iterator[Placement]:
+    """The legal placements of any of `tiles` (those not already on the board), cell by cell."""
     tiles = set(tiles) - board.tiles
     if not tiles:
-        return []
+        return
     if not len(board):
-        return [Placement(n, 0, 0, rot) for n in sorted(tiles) for rot in range(6)]
+        yield from (Placement(n, 0, 0, rot) for n in sorted(tiles) for rot in range(6))
+        return
     counts = _neighbour_counts(board._cells)
-    out = []
-    for cell in counts:
+    for cell in list(counts):
         candidates = fits(board, cell, tiles)
         if not candidates:
             continue
@@ -308,8 +308,17 @@ def legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False
             if _restriction_23(cell, board._cells, counts):
                 continue
             candidates = [p for p in candidates if not _hopeless_after(board, p)]
-        out += candidates
-    return sorted(out)
+        yield from candidates
+
+
+def legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> list[Placement]:
+    """Every legal placement of any of `tiles` (those not already on the board), sorted."""
+    return sorted(iter_legal_placements(board, tiles, bag_empty))
+
+
+def can_place(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> bool:
+    """True when at least one of `tiles` has a legal placement (stops at the first found)."""
+    return next(iter_legal_placements(board, tiles, bag_empty), None) is not None
 
 
 # -- a board as a whole ------------------------------------------------------------------------------
