@@ -24,6 +24,7 @@ from tantrix_pi.rules import (
     forced_space_report,
     forced_spaces,
     legal_placements,
+    needs_text,
     why_illegal,
 )
 from tantrix_pi.scoring import Score, scores
@@ -206,8 +207,12 @@ class Game:
             return f"game over: {listing}: a tie between " + " and ".join(COLOUR_NAMES[p] for p in won)
         if self.deadlocked():
             return f"deadlock: {COLOUR_NAMES[self.turn]} has no legal move; the game is drawn ({listing})"
-        return f"{len(self.board)} tiles on the table, {self.bag} in the bag; {COLOUR_NAMES[self.turn]} to play " \
-               f"({listing})"
+        if self._free_done:
+            nxt = COLOUR_NAMES[self.players[self._next_turn()]]
+            to_play = f"{COLOUR_NAMES[self.turn]} has made the free move, {nxt} plays next"
+        else:
+            to_play = f"{COLOUR_NAMES[self.turn]} to play"
+        return f"{len(self.board)} tiles on the table, {self.bag} in the bag; {to_play} ({listing})"
 
     # -- hands ---------------------------------------------------------------------------------
     def set_hand(self, player: str, tiles: Iterable[int]) -> None:
@@ -387,9 +392,8 @@ class Game:
         lines = [f"{who}: tile {p.tile} at {fmt(p.cell)} turn {p.rot}" + (" fills a forced space" if move.fill
                                                                            else " (free move)")]
         for f in forced:
-            needs = "".join(c or "-" for c in f.needs)
-            fitting = ", ".join(map(str, f.fits)) if f.fits else "no unplayed tile fits"
-            lines.append(f"forced space {f.letter} at {fmt(f.cell)} needs {needs}: {fitting}")
+            fitting = "fits " + ", ".join(map(str, f.fits)) if f.fits else "no unplayed tile fits"
+            lines.append(f"forced space {f.letter} at {fmt(f.cell)} needs {needs_text(f.needs)}: {fitting}")
         if emptied:
             lines.append("the bag is empty: the restrictions no longer apply")
         over = len(self.board) == len(ALL_NUMBERS)

@@ -333,6 +333,11 @@ class ForcedSpace:
     fits: tuple[int, ...]
 
 
+def needs_text(needs: tuple[str | None, ...]) -> str:
+    """What a space needs, as players read it: 'SW=B W=Y NW=Y' (direction=colour of each facing link)."""
+    return " ".join(f"{DIRECTION_NAMES[d]}={c}" for d, c in enumerate(needs) if c is not None)
+
+
 def forced_space_report(board: Board, tiles: Iterable[int] | None = None) -> list[ForcedSpace]:
     """Each forced space lettered, with what it needs and which of `tiles` (default: unplayed) fit it."""
     out = []
