@@ -164,3 +164,25 @@ def test_a_record_is_plain_json_with_players_then_moves():
     record = json.loads(json.dumps(game.to_record()))
     assert record["players"] == ["red", "yellow"]
     assert all({"player", "tile", "q", "r", "rot"} <= m.keys() or m.get("end_turn") for m in record["moves"])
+
+
+def test_a_player_whose_tiles_have_no_legal_place_is_deadlocked_and_the_game_drawn():
+    from tantrix_pi.rules import can_place
+    from tantrix_pi.tiles import ALL_NUMBERS
+
+    stuck = []
+
+    def unplaceable(g):
+        stuck[:] = [t for t in sorted(set(ALL_NUMBERS) - g.board.tiles) if not can_place(g.board, [t], g.bag_empty)]
+        return bool(stuck)
+
+    game = next(g for seed in range(10) if unplaceable(g := random_game(2, seed, stop=unplaceable)))
+    blind = Game(game.players)
+    for event in game.events:
+        blind.end_turn(event[1]) if isinstance(event, tuple) else blind.push(event.placement, event.player)
+    if blind.free_move_made:
+        blind.end_turn()
+    assert not blind.deadlocked(), "with hands unknown some unplayed tile still fits"
+    blind.set_hand(blind.turn, stuck[:1])
+    assert blind.deadlocked() and blind.is_over() and blind.winners() == []
+    assert blind.result().startswith("deadlock: ")
