@@ -310,8 +310,8 @@ def why_illegal(board: Board, placement: Placement, bag_empty: bool = False) -> 
     out = []
     if p.cell in board:
         out.append(Violation(CELL_OCCUPIED, f"cell {fmt(p.cell)} already holds tile {board[p.cell].tile}", (p.cell,)))
-    if p.tile in board.tiles:
-        where = board.cell_of(p.tile)
+    where = board.cell_of(p.tile)
+    if where is not None:
         out.append(Violation(TILE_PLACED, f"tile {p.tile} is already on the board at {fmt(where)}", (where,)))
     if p.cell in board:
         return out
