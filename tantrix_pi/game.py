@@ -89,7 +89,8 @@ class Announcement:
     bag: int
     bag_emptied: bool
     over: bool
-    next_player: str
+    to_move: str
+    """Whose turn it is now (still the mover until their turn ends)."""
     messages: tuple[str, ...]
 
     def __str__(self) -> str:
@@ -107,7 +108,7 @@ class Announcement:
             "bag": self.bag,
             "bag_emptied": self.bag_emptied,
             "over": self.over,
-            "next_player": self.next_player,
+            "to_move": self.to_move,
             "messages": list(self.messages),
         }
 

@@ -29,7 +29,7 @@ def replay(args) -> int:
                 if not args.json:
                     print(f"{len(game.moves)}. " + str(said).replace("\n", "\n   "))
             else:
-                steps.append({"player": event[1], "end_turn": True, "next_player": said})
+                steps.append({"player": event[1], "end_turn": True, "to_move": said})
                 if not args.json:
                     print(f"   {COLOUR_NAMES[event[1]]} ends the turn; {COLOUR_NAMES[said]} to play")
     except ReplayError as e:
