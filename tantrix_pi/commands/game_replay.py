@@ -31,7 +31,7 @@ def replay(args) -> int:
             else:
                 steps.append({"player": event[1], "end_turn": True, "to_move": said})
                 if not args.json:
-                    print(f"   {COLOUR_NAMES[event[1]]} ends the turn; {COLOUR_NAMES[said]} to play")
+                    print(f"   ({COLOUR_NAMES[event[1]]} ends the turn)")
     except ReplayError as e:
         error = e
     if args.json:
