@@ -406,6 +406,8 @@ class Game:
             nxt = self.players[self._next_turn()]
             lines.append(f"{who} may fill forced spaces, then {COLOUR_NAMES[nxt]} plays" if forced
                          else f"{COLOUR_NAMES[nxt]} to play")
+        else:
+            lines.append(f"{who}'s free move next")
         return Announcement(move, passing, forced, self.bag, emptied, over, self.turn, tuple(lines))
 
     # -- records -------------------------------------------------------------------------------
