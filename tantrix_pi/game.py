@@ -427,7 +427,10 @@ class Game:
 
 @dataclass(frozen=True)
 class Record:
-    """A loaded game record: players in seating order and the events (Move or ("end_turn", player))."""
+    """A loaded game record: players in seating order and the events (Move or ("end_turn", player)).
+
+    A Move's `fill` is decided when it is played (it depends on the board then), so it is False here.
+    """
 
     players: tuple[str, ...]
     events: tuple

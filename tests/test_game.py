@@ -186,3 +186,13 @@ def test_a_player_whose_tiles_have_no_legal_place_is_deadlocked_and_the_game_dra
     blind.set_hand(blind.turn, stuck[:1])
     assert blind.deadlocked() and blind.is_over() and blind.winners() == []
     assert blind.result().startswith("deadlock: ")
+
+
+def test_hand_sizes_counted_from_the_moves_match_the_real_hands_to_the_end():
+    def same(game, announcement):
+        assert {p: game.hand_size(p) for p in game.players} == {p: len(h) for p, h in game.hands.items()}
+
+    for players in (2, 3, 4):
+        game = random_game(players, seed=players, on_move=same)
+        if len(game.board) == 56:
+            assert all(game.hand_size(p) == 0 for p in game.players) and game.winners()
