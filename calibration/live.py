@@ -32,6 +32,7 @@ def frames() -> Iterator[np.ndarray]:
         # picamera2's "RGB888" is stored B, G, R per pixel: OpenCV's order as it comes.
         cam.configure(cam.create_still_configuration(main={"format": "RGB888"}))
         cam.start()
+        time.sleep(1.0)  # let exposure and white balance settle before the first frame
         try:
             while True:
                 yield cam.capture_array()

@@ -1,3 +1,4 @@
+import json
 import math
 
 import cv2
@@ -101,5 +102,8 @@ def test_cli_colour_writes_the_profile(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "closest pair" in out and "white balance" in out
     assert Profile.load(path).colour.prototypes.keys() == set(COLOUR_NAMES)
+    assert main(["calibrate", "colour", str(tmp_path / "tiles.png"), "--calibration", str(path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["margin"] > 0 and set(result["lab"]) == set(COLOUR_NAMES) and len(result["white_balance"]) == 3
     assert main(["calibrate", "check", str(tmp_path / "tiles.png"), "--calibration", str(path),
                  "--out", str(tmp_path / "o.png")]) == 0

@@ -1,3 +1,5 @@
+import json
+
 import cv2
 import numpy as np
 import pytest
@@ -122,6 +124,9 @@ def test_cli_table_then_check_says_it_moved(scene, tmp_path, capsys):
     out = capsys.readouterr()
     assert code == 1 and "moved" in out.out
     assert cv2.imread(str(tmp_path / "overlay.png")).shape[:2] == (SIZE[1], SIZE[0])
+    assert main(["calibrate", "check", str(tmp_path / "sheet.png"), "--calibration", str(path), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["moved"] is False and result["points"] == SPEC.corners + 4 and result["colour"] is None
 
 
 def test_witness_page_carries_the_four_markers():

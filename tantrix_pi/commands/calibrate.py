@@ -107,9 +107,12 @@ def cmd_camera(args: argparse.Namespace) -> int:
 def one_photo(args: argparse.Namespace) -> np.ndarray:
     """The IMAGE argument, or one frame from the camera with --live."""
     if args.live:
+        from contextlib import closing
+
         from calibration.live import frames
 
-        return next(frames())
+        with closing(frames()) as source:
+            return next(source)
     if not args.image:
         raise ImageError("give a photo (IMAGE) or --live")
     return read_image(args.image)
@@ -133,6 +136,12 @@ def cmd_table(args: argparse.Namespace) -> int:
     w, h = plane.rectified_size
     x0, y0, x1, y1 = plane.view_mm
     witnesses = sorted(n for n in plane.reference if n.startswith("marker_"))
+    if args.json:
+        print(json.dumps({"px_per_mm": plane.px_per_mm, "view_mm": list(plane.view_mm), "rectified_size": [w, h],
+                          "fit_points": fit.seen, "fit_median_px": round(fit.median_px, 3),
+                          "fit_max_px": round(fit.max_px, 3), "witness_markers": witnesses, "profile": str(path)},
+                         indent=2))
+        return EXIT_OK
     print(f"table plane from {fit.seen} points, fit within {fit.max_px:.2f} px (median {fit.median_px:.2f} px)")
     print(f"rectified view {w}x{h} px at {plane.px_per_mm:g} px/mm, showing {x1 - x0:.0f} x {y1 - y0:.0f} mm of table")
     print(f"witness markers: {', '.join(witnesses) if witnesses else 'none (the sheet is the only reference)'}")
@@ -167,6 +176,12 @@ def cmd_colour(args: argparse.Namespace) -> int:
     image = one_photo(args)
     model, sep = colour_cal.learn(image)
     path = profile.with_section(colour=model).save(args.calibration or profile.path)
+    if args.json:
+        print(json.dumps({"white_balance": list(model.white_balance), "lab": model.prototypes,
+                          "pixels": sep.pixels, "spread": {n: round(v, 2) for n, v in sep.spread.items()},
+                          "closest_pair": list(sep.pair), "distance": round(sep.distance, 2),
+                          "margin": round(sep.margin, 2), "profile": str(path)}, indent=2))
+        return EXIT_OK
     r, g, b = model.white_balance
     print(f"white balance gains R {r:.3f}  G {g:.3f}  B {b:.3f}")
     for name in model.prototypes:
@@ -186,20 +201,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     profile = Profile.load(args.calibration)
     image = one_photo(args)
     spec = board_spec(args)
-    print(profile.describe())
-    code = EXIT_OK
     moved = table_cal.movement(profile, image, spec) if profile.table else None
-    if profile.table is not None:
-        if moved is None:
-            print("no reference points in view (neither the sheet nor the witness markers): "
-                  "cannot tell whether the camera moved")
-        else:
-            print(moved.describe())
-            code = EXIT_NO if moved.moved else EXIT_OK
+    code = EXIT_NO if moved is not None and moved.moved else EXIT_OK
     overlay = check_view.overlay(profile, image, moved, spec)
+    if args.out and not cv2.imwrite(args.out, overlay):
+        raise ImageError(f"cannot write {args.out}: use a .png or .jpg path in a folder that exists")
+    if args.json:
+        result = {n: getattr(profile, n).measured if getattr(profile, n) else None
+                  for n in ("camera", "table", "colour")}
+        if moved is not None:
+            result.update(moved=moved.moved, points=moved.seen, median_px=round(moved.median_px, 3),
+                          max_px=round(moved.max_px, 3), worst=moved.worst)
+        else:
+            result["moved"] = None
+        print(json.dumps(result, indent=2))
+        return code
+    print(profile.describe())
+    if profile.table is not None:
+        print(moved.describe() if moved is not None else "no reference points in view (neither the sheet nor the "
+              "witness markers): cannot tell whether the camera moved")
     if args.out:
-        if not cv2.imwrite(args.out, overlay):
-            raise ImageError(f"cannot write {args.out}: use a .png or .jpg path in a folder that exists")
         print(f"overlay written to {args.out}")
     return code
 
@@ -228,6 +249,7 @@ def register(cli) -> None:
     p.add_argument("image", nargs="?", metavar="IMAGE", help="photo of the sheet on the table")
     p.add_argument("--live", action="store_true", help="take the photo with the camera")
     p.add_argument("--px-per-mm", type=float, help="scale of the rectified view (default: the photo's own)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_board_options(p)
     add_profile_option(p)
 
@@ -240,6 +262,7 @@ def register(cli) -> None:
                     parent=group)
     p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of tiles showing all four colours")
     p.add_argument("--live", action="store_true", help="take the photo with the camera")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_profile_option(p)
 
     p = cli.command("check", "draw what the profile implies on a photo; say if the camera or sheet moved",
@@ -247,5 +270,6 @@ def register(cli) -> None:
     p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of the table")
     p.add_argument("--live", action="store_true", help="take the photo with the camera")
     p.add_argument("--out", help="write the overlay here (.png/.jpg)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_board_options(p)
     add_profile_option(p)
