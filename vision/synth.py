@@ -1,0 +1,498 @@
+"""A fast, deterministic synthetic photo of a Tantrix table, with exact truth, for tests and benches.
+
+`render(board, seed=...)` draws the board's tiles as physical ones look (dark rounded hexagons with
+coloured arcs, small gaps and twists from being placed by hand) on a table texture, turns the board by
+`yaw_deg`, looks at it through a tilted pinhole camera, and imitates the light and the camera: colour
+temperature, uneven light and vignetting, a glare spot on the glossy tiles, shadows, blur, sensor
+noise and a JPEG round trip. Loose tiles, face-down tiles and a hand over the board can be added.
+
+Everything random comes from `seed` (a tile's hand-placed pose from the seed, the tile and its cell,
+so a growing board keeps its tiles still; `frame` varies only the sensor noise). Each tile is drawn
+once per size and colour set (cached) and warped into place. The image is what a camera above the
+table sees: clockwise on the table is clockwise in the image.
+
+The truth (a JSON-ready dict) follows the dataset truth of `dataset/dev` where it can: `board`,
+`tiles[]` with `tile`, `on_board`, `face_up`, `q`, `r`, `rot`, `center_px`, `corners_px`,
+`across_flats_px`, `edges[]` (`colour`, `sample_px`, `direction`), `fraction_in_image`, plus
+`occluded_fraction` (share of the tile under the hand) and the parameters used.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from tantrix_pi.arcs import arc_path, edge_midpoint
+from tantrix_pi.board import Board
+from tantrix_pi.grid import SQRT3, centre, corners
+from tantrix_pi.tiles import TILES
+
+TABLES = ("wood", "dark_wood", "felt", "cloth", "laminate", "pattern")
+"""Table textures `render` can draw."""
+
+FORMAT = "tantrix-pi-synth/1"
+
+# Pigments (BGR, sRGB) of the four arc colours and the back numbers, as a few printings/cameras show them.
+PALETTES = (
+    {"R": (38, 40, 182), "Y": (45, 200, 232), "G": (80, 138, 58), "B": (168, 72, 28)},  # real tiles
+    {"R": (48, 48, 222), "Y": (34, 214, 244), "G": (72, 178, 40), "B": (214, 118, 34)},  # bright
+    {"R": (44, 46, 200), "Y": (40, 206, 238), "G": (76, 156, 50), "B": (190, 96, 30)},  # between
+)
+BACK_INK = {"R": (40, 40, 200), "Y": (40, 205, 235), "G": (70, 160, 50), "B": (190, 95, 30), "W": (225, 225, 225)}
+BODY = (36, 34, 34)
+RIM = (50, 48, 48)
+LIGHT_STEP = 8
+"""The light (gain) map is computed on a grid this many pixels apart, then interpolated."""
+TILE_MM = 44.0
+"""A real tile's width across flats: table textures are drawn to this scale."""
+
+
+def kelvin_rgb(kelvin: float) -> np.ndarray:
+    """Linear RGB of a black body at `kelvin`, relative to 6500 K (green = 1): the colour cast of a lamp."""
+
+    def srgb(k: float) -> np.ndarray:
+        t = k / 100.0
+        r = 255.0 if t <= 66 else 329.698727446 * (t - 60) ** -0.1332047592
+        g = 99.4708025861 * math.log(t) - 161.1195681661 if t <= 66 else 288.1221695283 * (t - 60) ** -0.0755148492
+        b = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.5177312231 * math.log(t - 10) - 305.0447927307)
+        return (np.clip([r, g, b], 1.0, 255.0) / 255.0) ** 2.2
+
+    rgb = srgb(kelvin) / srgb(6500.0)
+    return rgb / rgb[1]
+
+
+# -- camera ---------------------------------------------------------------------------------------
+def camera_homography(size: tuple[int, int], tilt_deg: float, azimuth_deg: float, hfov_deg: float = 62.0,
+                      center: tuple[float, float] | None = None) -> np.ndarray:
+    """Homography from the table plane (pixels at the look-at point, origin there) to the image."""
+    w, h = size
+    f = w / (2.0 * math.tan(math.radians(hfov_deg) / 2.0))
+    cx, cy = center if center is not None else ((w - 1) / 2.0, (h - 1) / 2.0)
+    axis = np.array([-math.sin(math.radians(azimuth_deg)), math.cos(math.radians(azimuth_deg)), 0.0])
+    r_cw, _ = cv2.Rodrigues(axis * math.radians(tilt_deg))  # camera axes in table coordinates
+    cam_pos = -f * r_cw[:, 2]  # f px away from the look-at point: scale 1 there when looking straight down
+    r = r_cw.T
+    t = -r @ cam_pos
+    k = np.array([[f, 0, (w - 1) / 2.0], [0, f, (h - 1) / 2.0], [0, 0, 1.0]])
+    hom = k @ np.column_stack([r[:, 0], r[:, 1], t])
+    hom = np.array([[1, 0, cx - (w - 1) / 2.0], [0, 1, cy - (h - 1) / 2.0], [0, 0, 1]]) @ hom
+    return hom / hom[2, 2]
+
+
+def _apply(hom: np.ndarray, pts) -> np.ndarray:
+    p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+    q = np.column_stack([p, np.ones(len(p))]) @ hom.T
+    return q[:, :2] / q[:, 2:3]
+
+
+def _affine(angle_deg: float, tx: float, ty: float) -> np.ndarray:
+    a = math.radians(angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, tx], [s, c, ty], [0, 0, 1.0]])
+
+
+# -- tiles ----------------------------------------------------------------------------------------
+@lru_cache(maxsize=512)
+def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, palette: int) -> np.ndarray:
+    """BGRA picture of one tile in its stored turn, circumradius `radius_px`, centred in a square."""
+    ss = 4 if radius_px < 40 else 2 if radius_px < 120 else 1  # supersampling for clean small tiles
+    half = int(math.ceil(radius_px)) + 2
+    n = 2 * half + 1
+    big = n * ss
+    c = half * ss + (ss - 1) / 2.0
+    rr = radius_px * ss
+
+    def pts(points, scale=1.0):
+        return np.array([[c + x * scale, c + y * scale] for x, y in points]).round().astype(np.int32)
+
+    rc = 0.07 * rr  # rounded corners
+    hexagon = corners((0, 0), rr - rc)
+    img = np.zeros((big, big, 3), np.uint8)
+    alpha = np.zeros((big, big), np.uint8)
+    cv2.fillPoly(alpha, [pts(hexagon)], 255)
+    cv2.polylines(alpha, [pts(hexagon)], True, 255, max(1, int(2 * rc)))
+    cv2.polylines(img, [pts(hexagon)], True, RIM, max(1, int(2 * rc)))
+    cv2.fillPoly(img, [pts(corners((0, 0), rr - 1.6 * rc))], BODY)
+    if face_up:
+        colours = PALETTES[palette]
+        width = max(1, int(round(arc_width * rr)))
+        inner = np.zeros((big, big), np.uint8)  # arcs stop a hair short of the edge, like the print
+        cv2.fillPoly(inner, [pts(corners((0, 0), rr * 0.965))], 255)
+        paint = img.copy()
+        for arc in TILES[number].arcs:
+            path = pts(arc_path(arc, rr, steps=32))
+            cv2.polylines(paint, [path], False, (20, 20, 20), width + max(2, width // 3), cv2.LINE_8)
+            cv2.polylines(paint, [path], False, colours[arc.colour], width, cv2.LINE_8)
+        img = np.where(inner[..., None] > 0, paint, img)
+    else:
+        tile = TILES[number]
+        text = str(number)
+        scale = rr / 42.0
+        thick = max(1, int(round(rr / 14)))
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, thick)
+        org = (int(c - tw / 2), int(c + th / 2))
+        cv2.putText(img, text, org, cv2.FONT_HERSHEY_DUPLEX, scale, BACK_INK[tile.back], thick, cv2.LINE_8)
+        cv2.circle(img, (int(c - tw / 2 - 0.12 * rr), int(c - th / 2)), max(1, int(0.07 * rr)), BACK_INK[tile.back],
+                   max(1, thick // 2))
+    sprite = np.dstack([img, alpha])
+    if ss > 1:
+        sprite = cv2.resize(sprite, (n, n), interpolation=cv2.INTER_AREA)
+    return sprite
+
+
+# -- tables ---------------------------------------------------------------------------------------
+def _noise(rng: np.random.Generator, shape: tuple[int, int], cell: float | tuple[float, float]) -> np.ndarray:
+    """Smooth value noise of about unit spread, features `cell` texels across (or (rows, columns))."""
+    h, w = shape
+    cy, cx = cell if isinstance(cell, tuple) else (cell, cell)
+    gh, gw = max(2, int(h / max(cy, 1.0)) + 2), max(2, int(w / max(cx, 1.0)) + 2)
+    small = rng.standard_normal((gh, gw)).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC) * 0.6
+
+
+def _coords(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column numbers as float32 arrays that broadcast to `shape`."""
+    return np.arange(shape[0], dtype=np.float32)[:, None], np.arange(shape[1], dtype=np.float32)[None, :]
+
+
+def table_texture(kind: str, rng: np.random.Generator, shape: tuple[int, int], texel_mm: float) -> np.ndarray:
+    """A table surface (BGR uint8) of `shape` texels, each `texel_mm` millimetres wide (planks run along x)."""
+    h, w = shape
+    mm = 1.0 / texel_mm  # texels per millimetre
+    if kind in ("wood", "dark_wood"):
+        base = np.array([72, 138, 192] if kind == "wood" else [34, 56, 88], np.float32) * rng.uniform(0.85, 1.1)
+        yy, xx = _coords(shape)
+        plank = rng.uniform(90, 160) * mm
+        row = np.floor(yy / plank)
+        phase = yy + 5 * mm * _noise(rng, shape, (6 * mm, 250 * mm)) + 3 * mm * _noise(rng, shape, (40 * mm, 900 * mm))
+        grain = 0.5 + 0.5 * np.sin(phase * (2 * math.pi / (rng.uniform(2.5, 5.0) * mm)) + row * 2.1)
+        tone = 1 - 0.22 * grain ** 3 + 0.06 * np.sin(row * 2.3 + 1) + 0.04 * _noise(rng, shape, 60 * mm)
+        seam = np.abs(yy - (row + 0.5) * plank) > plank / 2 - max(1.0, 0.6 * mm)
+        ends = np.abs(((xx + row * 0.37 * 1000 * mm) % (1000 * mm)) - 500 * mm) < max(0.6, 0.4 * mm)
+        tone = np.where(seam | ends, np.float32(0.6), tone)
+        img = tone[..., None] * base
+    elif kind == "felt":
+        base = np.array(rng.choice([[40, 120, 30], [110, 60, 20], [40, 40, 130], [70, 70, 70]]), np.float32)
+        tone = 1 + 0.06 * _noise(rng, shape, 15 * mm) + 0.05 * rng.standard_normal(shape).astype(np.float32)
+        img = tone[..., None] * base
+    elif kind == "cloth":
+        base = np.array(rng.choice([[228, 230, 232], [200, 222, 236], [215, 215, 205]]), np.float32)
+        yy, xx = _coords(shape)
+        period = max(3.0, rng.uniform(0.8, 1.5) * mm)
+        weave = np.sin(xx * (2 * math.pi / period)) * np.sin(yy * (2 * math.pi / period))
+        tone = 1 + 0.05 * weave + 0.05 * _noise(rng, shape, 80 * mm)
+        img = tone[..., None] * base
+    elif kind == "laminate":
+        base = np.array(rng.choice([[150, 150, 148], [170, 190, 205], [205, 205, 200]]), np.float32)
+        tone = 1 + 0.025 * _noise(rng, shape, 3 * mm) + 0.03 * _noise(rng, shape, 100 * mm)
+        img = tone[..., None] * base
+    elif kind == "pattern":
+        a, b = rng.choice([[[235, 235, 235], [60, 60, 200]], [[230, 230, 230], [150, 90, 40]],
+                           [[220, 240, 245], [60, 150, 60]], [[40, 40, 40], [180, 180, 180]]], axis=0)
+        yy, xx = _coords(shape)
+        sq = rng.uniform(10, 25) * mm
+        mix = ((np.floor(xx / sq) % 2) + (np.floor(yy / sq) % 2)) / 2.0  # gingham: 0, 0.5, 1
+        img = (1 - mix)[..., None] * np.float32(a) + mix[..., None] * np.float32(b)
+        img *= (1 + 0.04 * _noise(rng, shape, 50 * mm))[..., None]
+    else:
+        raise ValueError(f"unknown table {kind!r}: one of {', '.join(TABLES)}")
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# -- the scene ------------------------------------------------------------------------------------
+def _hand_place(seed: int, tile: int, key: tuple[int, int]) -> tuple[float, float, float]:
+    """A placed-by-hand offset (dx, dy in circumradii) and twist (degrees), fixed by seed, tile and cell."""
+    r = np.random.default_rng([seed & 0xFFFFFFFF, tile, key[0] + 1000, key[1] + 1000])
+    dx, dy = np.clip(r.normal(0, 0.018, 2), -0.04, 0.04)
+    return float(dx), float(dy), float(np.clip(r.normal(0, 1.5), -4, 4))
+
+
+def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232), tile_px: float = 90.0,
+           yaw_deg: float = 0.0, tilt_deg: float = 0.0, tilt_azimuth_deg: float | None = None,
+           light_k: float = 5000.0, awb: float = 0.6, table: str = "wood", glare: float = 0.0,
+           blur: float = 0.6, noise: float = 1.0, jpeg_quality: int | None = 85,
+           loose: tuple[int, ...] | list[int] = (), face_down: tuple[int, ...] | list[int] = (),
+           occluder: str | tuple[float, float] | None = None, center: tuple[float, float] | None = None,
+           focus: tuple[float, float] | None = None, gap: float = 0.03, frame: int = 0) -> tuple[np.ndarray, dict]:
+    """Photograph `board` on a table; returns (image BGR uint8 of `size` (w, h), truth dict).
+
+    tile_px: tile size across flats at the image centre. yaw_deg: the board turned clockwise on the
+    table. tilt_deg: the camera's axis from vertical (towards `tilt_azimuth_deg`, random when None).
+    light_k: colour temperature (2700 warm lamp .. 6500 daylight), `awb` the share of it the camera's
+    white balance removes. glare: strength of a specular spot (0 none, 1 blows out its centre).
+    blur: gaussian sigma in pixels. noise: sensor noise (1 = a Pi camera in good light).
+    jpeg_quality: None keeps the raw frame. loose / face_down: tile numbers lying apart from the board
+    (face up / showing their backs). occluder: "hand" (a hand and arm reaching over the board) or the
+    (x, y) pixel where the hand reaches. center: the image pixel under the board's focus point;
+    focus: grid point (q, r) of the board put there (default: the board's middle); gap: the space
+    between neighbouring tiles as a share of the circumradius. frame: varies only the sensor noise.
+    """
+    w, h = size
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, 17])
+    if tilt_azimuth_deg is None:
+        tilt_azimuth_deg = float(rng.uniform(0, 360))
+    s = tile_px / SQRT3 / (1.0 - gap)  # grid circumradius in pixels: tile plus gap
+    placements = list(board)
+    if focus is None:
+        pts = [centre(p.cell, s) for p in placements] or [(0.0, 0.0)]
+        lo, hi = np.min(pts, axis=0), np.max(pts, axis=0)
+        fx, fy = (lo + hi) / 2.0
+    else:
+        fx, fy = focus[0] * s * SQRT3 + focus[1] * s * SQRT3 / 2, focus[1] * 1.5 * s
+    cam = camera_homography(size, tilt_deg, tilt_azimuth_deg, center=center)
+    board_to_img = cam @ _affine(yaw_deg, 0, 0) @ np.array([[1, 0, -fx], [0, 1, -fy], [0, 0, 1.0]])
+
+    # physical tiles: (number, face_up, on_board, placement, pose in board px: x, y, angle)
+    palette = int(rng.integers(len(PALETTES)))
+    arc_width = float(rng.choice([0.2, 0.24, 0.28]))
+    items = []
+    for p in placements:
+        dx, dy, twist = _hand_place(seed, p.tile, p.cell)
+        cx, cy = centre(p.cell, s)
+        items.append((p.tile, True, p, (cx + dx * s, cy + dy * s, 60.0 * p.rot + twist)))
+    apart = _place_apart(rng, [i[3][:2] for i in items], len(loose) + len(face_down), s, board_to_img, size)
+    for n, (x, y, ang) in zip(loose, apart, strict=False):
+        items.append((n, True, None, (x, y, ang)))
+    for n, (x, y, ang) in zip(face_down, apart[len(loose):], strict=False):
+        items.append((n, False, None, (x, y, ang)))
+
+    radius = s * (1.0 - gap)
+    img, tile_mask, shadow = _table_and_tiles(rng, kind=table, items=items, radius=radius, board_to_img=board_to_img,
+                                      size=size, arc_width=arc_width, palette=palette)
+    hand_mask = None
+    if occluder is not None:
+        reach = occluder if isinstance(occluder, tuple) else None
+        hand_mask = _draw_hand(img, rng, reach, tile_px, size, tile_mask)
+
+    img = _camera(img, rng, tile_mask, shadow, hand_mask, seed=seed, frame=frame, light_k=light_k, awb=awb,
+                  glare=glare, blur=blur, noise=noise, tile_px=tile_px, jpeg_quality=jpeg_quality)
+    truth = _truth(items, radius, board_to_img, size, hand_mask)
+    truth.update({
+        "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(),
+        "params": {"tile_px": tile_px, "yaw_deg": yaw_deg, "tilt_deg": tilt_deg,
+                   "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "table": table,
+                   "glare": glare, "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality,
+                   "occluder": occluder, "gap": gap, "palette": palette, "arc_width": arc_width},
+        "homography_board_to_px": board_to_img.tolist(),
+    })
+    return img, truth
+
+
+def _place_apart(rng, taken, count, s, board_to_img, size):
+    """Poses (x, y, angle) in board px for `count` tiles lying apart from the board, inside the image."""
+    w, h = size
+    inv = np.linalg.inv(board_to_img)
+    taken = list(taken)
+    out = []
+    for _ in range(count):
+        best, best_d = None, -1.0
+        for _ in range(200):
+            u, v = rng.uniform(0.08, 0.92) * w, rng.uniform(0.08, 0.92) * h
+            x, y = _apply(inv, [(u, v)])[0]
+            d = min((math.hypot(x - a, y - b) for a, b in taken), default=1e9)
+            if d > best_d:
+                best, best_d = (float(x), float(y)), d
+            if d > 3.2 * s:
+                break
+        taken.append(best)
+        out.append((best[0], best[1], float(rng.uniform(0, 360))))
+    return out
+
+
+def _table_and_tiles(rng, *, kind, items, radius, board_to_img, size, arc_width, palette):
+    """The table seen through the camera with the tiles on it; the tiles' mask and their shadows (light map scale)."""
+    w, h = size
+    # the table texture is drawn axis-aligned in millimetres, then turned and seen through the camera
+    px_per_mm = radius * SQRT3 / TILE_MM
+    to_board = _affine(float(rng.uniform(0, 180)), 0, 0) @ np.diag([px_per_mm, px_per_mm, 1.0])
+    tex_from_img = np.linalg.inv(board_to_img @ to_board)
+    plane = _apply(tex_from_img, [(0, 0), (w, 0), (w, h), (0, h)])
+    lo, hi = plane.min(axis=0) - 4, plane.max(axis=0) + 4
+    texel = max(2.0 / px_per_mm, float(max(hi - lo)) / 640.0)  # millimetres per texel
+    shape = (int((hi[1] - lo[1]) / texel) + 2, int((hi[0] - lo[0]) / texel) + 2)
+    tex = table_texture(kind, rng, shape, texel)
+    tex_to_img = board_to_img @ to_board @ np.array([[texel, 0, lo[0]], [0, texel, lo[1]], [0, 0, 1.0]])
+    img = cv2.warpPerspective(tex, tex_to_img, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+
+    # soft contact shadows beside the tiles, away from the light, at the resolution of the light map
+    shadow = np.zeros((-(-h // LIGHT_STEP), -(-w // LIGHT_STEP)), np.uint8)
+    a = rng.uniform(0, 2 * math.pi)
+    off = rng.uniform(0.05, 0.12) * radius * np.array([math.cos(a), math.sin(a)])
+    for _, _, _, (x, y, ang) in items:
+        poly = _apply(board_to_img @ _affine(ang, x + off[0], y + off[1]), corners((0, 0), radius)) / LIGHT_STEP
+        cv2.fillPoly(shadow, [np.round(poly * 4).astype(np.int32)], 255, cv2.LINE_AA, 2)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), max(0.7, 0.1 * radius / LIGHT_STEP)).astype(np.float32) / 255.0
+
+    mask = np.zeros((h, w), np.uint8)
+    for number, face_up, _, (x, y, ang) in items:
+        sprite = tile_sprite(number, face_up, round(radius * 4) / 4, arc_width, palette)
+        half = (sprite.shape[0] - 1) / 2.0
+        m = board_to_img @ _affine(ang, x, y) @ np.array([[1, 0, -half], [0, 1, -half], [0, 0, 1.0]])
+        box = _apply(m, [(0, 0), (2 * half, 0), (2 * half, 2 * half), (0, 2 * half)])
+        x0, y0 = np.floor(box.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(box.max(axis=0)).astype(int) + 1
+        x0c, y0c, x1c, y1c = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x0c >= x1c or y0c >= y1c:
+            continue
+        warped = cv2.warpPerspective(sprite, np.array([[1, 0, -x0c], [0, 1, -y0c], [0, 0, 1.0]]) @ m,
+                                     (x1c - x0c, y1c - y0c), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+        a = warped[..., 3:4].astype(np.float32) / 255.0
+        roi = img[y0c:y1c, x0c:x1c]
+        roi[:] = (roi * (1 - a) + warped[..., :3] * a).astype(np.uint8)
+        np.maximum(mask[y0c:y1c, x0c:x1c], warped[..., 3], out=mask[y0c:y1c, x0c:x1c])
+    return img, mask, shadow
+
+
+def _draw_hand(img, rng, reach, tile_px, size, tile_mask):
+    """Paint a hand and forearm reaching from the frame edge to `reach` (or over the tiles); its mask."""
+    w, h = size
+    if reach is None:
+        ys, xs = np.nonzero(tile_mask[::8, ::8])
+        if len(xs):
+            i = int(rng.integers(len(xs)))
+            reach = (xs[i] * 8.0, ys[i] * 8.0)
+        else:
+            reach = (w / 2.0, h / 2.0)
+    side = int(rng.integers(4))
+    start = [(rng.uniform(0.2, 0.8) * w, -tile_px), (w + tile_px, rng.uniform(0.2, 0.8) * h),
+             (rng.uniform(0.2, 0.8) * w, h + tile_px), (-tile_px, rng.uniform(0.2, 0.8) * h)][side]
+    rx, ry = reach
+    ang = math.atan2(ry - start[1], rx - start[0])
+    ux, uy = math.cos(ang), math.sin(ang)
+    arm_w = 1.1 * tile_px
+    palm = (rx - ux * 0.55 * tile_px, ry - uy * 0.55 * tile_px)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.line(mask, (int(start[0]), int(start[1])), (int(palm[0]), int(palm[1])), 255, int(arm_w), cv2.LINE_AA)  # arm
+    cv2.ellipse(mask, (int(palm[0]), int(palm[1])), (int(0.75 * tile_px), int(0.6 * tile_px)),
+                math.degrees(ang), 0, 360, 255, -1, cv2.LINE_AA)
+
+    def limb(a, b, width):
+        cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 255, max(2, int(width)), cv2.LINE_AA)
+
+    def at(along, across):  # a point on the hand: `along` the arm and `across` it, in tile sizes from the palm
+        return (palm[0] + (ux * along - uy * across) * tile_px, palm[1] + (uy * along + ux * across) * tile_px)
+
+    for k, spread in enumerate((-0.5, -0.17, 0.17, 0.5)):
+        length = 0.75 + 0.15 * (k in (1, 2))
+        limb(at(0.4, spread), at(0.4 + length, spread), 0.22 * tile_px)
+    limb(palm, at(0.3, -0.65), 0.26 * tile_px)  # thumb
+    skin = np.array(rng.choice([[150, 180, 225], [120, 155, 205], [80, 110, 160], [60, 80, 115]]), np.float32)
+    ys, xs = np.nonzero(mask)
+    if not len(xs):
+        return mask
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    m = mask[y0:y1, x0:x1]
+    # rounded shading: brighter along the middle of each limb
+    dist = cv2.distanceTransform((m > 127).astype(np.uint8), cv2.DIST_L2, 3)
+    shade = 0.7 + 0.3 * np.clip(dist / (0.3 * tile_px), 0, 1)
+    a = (m.astype(np.float32) / 255.0)[..., None]
+    roi = img[y0:y1, x0:x1]
+    roi[:] = (roi * (1 - a) + (shade[..., None] * skin) * a).astype(np.uint8)
+    return mask
+
+
+def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb, glare, blur, noise, tile_px,
+            jpeg_quality):
+    """Light, optics and sensor: colour cast, uneven light, shadows, glare, blur, noise, JPEG."""
+    h, w = img.shape[:2]
+    if blur > 0:
+        img = cv2.GaussianBlur(img, (0, 0), blur)
+    lin = img.astype(np.float32)
+    cv2.multiply(lin, lin, dst=lin, scale=1 / 255.0 ** 2)  # gamma 2 is close enough to sRGB for a camera imitation
+
+    # one light map at low resolution: vignetting, a gentle gradient across the table, shadows, colour cast
+    q = LIGHT_STEP
+    gy, gx = np.mgrid[0:h:q, 0:w:q].astype(np.float32)
+    nx, ny = (gx - w / 2) / (w / 2), (gy - h / 2) / (h / 2)
+    vig = rng.uniform(0.1, 0.3)
+    ga = rng.uniform(0, 2 * math.pi)
+    gain = (1 - vig * (nx * nx + ny * ny) / 2) * (1 + rng.uniform(0, 0.25) * (nx * math.cos(ga) + ny * math.sin(ga)))
+    gain *= rng.uniform(0.85, 1.15)  # exposure
+    gain *= 1 - 0.5 * shadow * (1 - tile_mask[::q, ::q].astype(np.float32) / 255.0)
+    cast = kelvin_rgb(light_k)[::-1] ** (1.0 - awb)  # BGR
+    light = cv2.resize(np.dstack([gain * np.float32(c) for c in cast]), (w, h), interpolation=cv2.INTER_LINEAR)
+    cv2.multiply(lin, light, dst=lin)
+
+    if glare > 0:
+        ys, xs = np.nonzero(tile_mask[::8, ::8])
+        i = int(rng.integers(len(xs))) if len(xs) else 0
+        gx0, gy0 = (xs[i] * 8.0, ys[i] * 8.0) if len(xs) else (w / 2, h / 2)
+        sig = tile_px * rng.uniform(0.5, 1.2)
+        r = int(3 * sig)
+        x0, x1, y0, y1 = max(0, int(gx0) - r), min(w, int(gx0) + r), max(0, int(gy0) - r), min(h, int(gy0) + r)
+        yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+        d2 = ((xx - gx0) ** 2 + (yy - gy0) ** 2) / (sig * sig)
+        spot = glare * (0.9 * np.exp(-d2 * 2.0) + 0.35 * np.exp(-d2 / 2.0))
+        gloss = 0.3 + 0.7 * tile_mask[y0:y1, x0:x1].astype(np.float32) / 255.0  # the glossy tiles shine most
+        if hand_mask is not None:
+            gloss *= 1 - 0.7 * hand_mask[y0:y1, x0:x1].astype(np.float32) / 255.0
+        lin[y0:y1, x0:x1] += (spot * gloss)[..., None] * np.sqrt(cast).astype(np.float32)
+
+    out = cv2.sqrt(lin)
+    if noise > 0:
+        # in gamma-2 values shot noise has the same spread everywhere (a variance-stabilising transform), so
+        # one fixed field of grain, ~2 px wide like a demosaiced sensor's, read at a per-frame offset will do
+        field = _grain_field(w, h)
+        nrng = np.random.default_rng([seed & 0xFFFFFFFF, frame, 99])
+        oy = int(nrng.integers(field.shape[0] - h))
+        out = cv2.scaleAdd(field[oy:oy + h], 0.02 * noise, out)
+    out = cv2.convertScaleAbs(out, alpha=255.0)
+    if jpeg_quality is not None:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+@lru_cache(maxsize=4)
+def _grain_field(w: int, h: int) -> np.ndarray:
+    """A fixed field of soft gaussian grain (unit spread), w wide and a little taller than h."""
+    field = np.random.default_rng(12345).standard_normal((h + 257, w, 3), dtype=np.float32)
+    field = cv2.GaussianBlur(field, (0, 0), 0.7)
+    return field / field.std()
+
+
+def _truth(items, radius, board_to_img, size, hand_mask):
+    """Per physical tile: where it is in the image, its corners and edge samples, what hides it."""
+    w, h = size
+    tiles = []
+    sizes = []
+    for number, face_up, p, (x, y, ang) in items:
+        m = board_to_img @ _affine(ang, x, y)
+        c = _apply(m, [(0, 0)])[0]
+        cs = _apply(m, corners((0, 0), radius))
+        mids = _apply(m, [edge_midpoint(d, radius) for d in range(6)])
+        samples = _apply(m, [tuple(0.8 * v for v in edge_midpoint(d, radius)) for d in range(6)])
+        flats = float(np.mean([np.linalg.norm(mids[i] - mids[i + 3]) for i in range(3)]))
+        sizes.append(flats)
+        inside = [(0 <= px < w and 0 <= py < h) for px, py in cs]
+        probe = np.vstack([[c], cs * 0.5 + c * 0.5, cs * 0.85 + c * 0.15, samples])
+        occl = 0.0
+        if hand_mask is not None:
+            hits = [hand_mask[int(py), int(px)] > 127 for px, py in probe if 0 <= px < w and 0 <= py < h]
+            occl = float(np.mean(hits)) if hits else 0.0
+        e0 = mids[0] - c
+        rot = p.rot if p is not None else None
+        entry = {
+            "tile": number, "on_board": p is not None, "face_up": face_up,
+            "center_px": [round(float(c[0]), 2), round(float(c[1]), 2)],
+            "corners_px": [[round(float(a), 2), round(float(b), 2)] for a, b in cs],
+            "across_flats_px": round(flats, 2),
+            "edge0_normal_angle_px_deg": round(math.degrees(math.atan2(e0[1], e0[0])), 2),
+            "edges": [{"edge": i, "colour": TILES[number].edges[i] if face_up else None,
+                       "sample_px": [round(float(samples[i][0]), 2), round(float(samples[i][1]), 2)],
+                       **({"direction": (i + rot) % 6} if rot is not None else {})} for i in range(6)],
+            "fraction_in_image": sum(inside) / 6.0,
+            "occluded_fraction": round(occl, 3),
+            "twist_deg": round(ang - 60.0 * rot, 2) if rot is not None else None,
+        }
+        if p is not None:
+            entry.update({"q": p.q, "r": p.r, "rot": p.rot})
+        else:
+            entry["loose_style"] = "scattered"
+        tiles.append(entry)
+    med = float(np.median(sizes)) if sizes else 0.0
+    return {"tiles": tiles, "tile_size_px": {"across_flats_median": round(med, 2)}}
+
