@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.arcs import arc_path, edge_midpoint
-from tantrix_pi.board import Board
+from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import SQRT3, centre, corners
 from tantrix_pi.tiles import TILES
 
@@ -200,6 +200,36 @@ def table_texture(kind: str, rng: np.random.Generator, shape: tuple[int, int], t
     else:
         raise ValueError(f"unknown table {kind!r}: one of {', '.join(TABLES)}")
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# -- boards ---------------------------------------------------------------------------------------
+def random_board(rng: np.random.Generator, n: int, legal: bool = True) -> Board:
+    """A connected board of up to `n` different tiles grown from one; with `legal`, touching edges agree.
+
+    A legal board may stop short of `n` when no remaining tile fits any free cell.
+    """
+    numbers = [int(x) for x in rng.permutation(sorted(TILES))]
+    board = Board([Placement(numbers.pop(), 0, 0, int(rng.integers(6)))])
+    while len(board) < n and numbers:
+        free = sorted(board.empty_neighbours())
+        placed = False
+        for cell in (free[i] for i in rng.permutation(len(free))):
+            facing = board.facing(cell)
+            for k, number in enumerate(numbers):
+                for rot in rng.permutation(6):
+                    p = Placement(number, cell[0], cell[1], int(rot))
+                    if not legal or all(f is None or p.colour(d) == f for d, f in enumerate(facing)):
+                        board.place(p)
+                        numbers.pop(k)
+                        placed = True
+                        break
+                if placed:
+                    break
+            if placed:
+                break
+        if not placed:
+            break
+    return board
 
 
 # -- the scene ------------------------------------------------------------------------------------
