@@ -42,8 +42,14 @@ PALETTES = (
     {"R": (44, 46, 200), "Y": (40, 206, 238), "G": (76, 156, 50), "B": (190, 96, 30)},  # between
 )
 BACK_INK = {"R": (40, 40, 200), "Y": (40, 205, 235), "G": (70, 160, 50), "B": (190, 95, 30), "W": (225, 225, 225)}
-BODY = (36, 34, 34)
-RIM = (50, 48, 48)
+BODIES = ((30, 29, 29), (50, 48, 48), (40, 38, 38))
+"""The tiles' black (BGR) with each palette: printed black photographs anywhere from near black to dark grey."""
+RIM = 14
+"""How much lighter the rounded rim of a tile catches the light."""
+SIDE = (18, 17, 17)
+THICKNESS_MM = 5.0
+HFOV_DEG = 62.0
+"""Horizontal field of view of the imitated camera (a Raspberry Pi camera module)."""
 LIGHT_STEP = 8
 """The light (gain) map is computed on a grid this many pixels apart, then interpolated."""
 TILE_MM = 44.0
@@ -65,7 +71,7 @@ def kelvin_rgb(kelvin: float) -> np.ndarray:
 
 
 # -- camera ---------------------------------------------------------------------------------------
-def camera_homography(size: tuple[int, int], tilt_deg: float, azimuth_deg: float, hfov_deg: float = 62.0,
+def camera_homography(size: tuple[int, int], tilt_deg: float, azimuth_deg: float, hfov_deg: float = HFOV_DEG,
                       center: tuple[float, float] | None = None) -> np.ndarray:
     """Homography from the table plane (pixels at the look-at point, origin there) to the image."""
     w, h = size
@@ -114,8 +120,9 @@ def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, 
     alpha = np.zeros((big, big), np.uint8)
     cv2.fillPoly(alpha, [pts(hexagon)], 255)
     cv2.polylines(alpha, [pts(hexagon)], True, 255, max(1, int(2 * rc)))
-    cv2.polylines(img, [pts(hexagon)], True, RIM, max(1, int(2 * rc)))
-    cv2.fillPoly(img, [pts(corners((0, 0), rr - 1.6 * rc))], BODY)
+    body = BODIES[palette]
+    cv2.polylines(img, [pts(hexagon)], True, tuple(c + RIM for c in body), max(1, int(2 * rc)))
+    cv2.fillPoly(img, [pts(corners((0, 0), rr - 1.6 * rc))], body)
     if face_up:
         colours = PALETTES[palette]
         width = max(1, int(round(arc_width * rr)))
@@ -175,7 +182,7 @@ def table_texture(kind: str, rng: np.random.Generator, shape: tuple[int, int], t
         tone = np.where(seam | ends, np.float32(0.6), tone)
         img = tone[..., None] * base
     elif kind == "felt":
-        base = np.array(rng.choice([[40, 120, 30], [110, 60, 20], [40, 40, 130], [70, 70, 70]]), np.float32)
+        base = np.array(rng.choice([[45, 150, 45], [125, 72, 25], [45, 45, 150], [88, 88, 88]]), np.float32)
         tone = 1 + 0.06 * _noise(rng, shape, 15 * mm) + 0.05 * rng.standard_normal(shape).astype(np.float32)
         img = tone[..., None] * base
     elif kind == "cloth":
@@ -277,7 +284,7 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
 
     # physical tiles: (number, face_up, on_board, placement, pose in board px: x, y, angle)
     palette = int(rng.integers(len(PALETTES)))
-    arc_width = float(rng.choice([0.2, 0.24, 0.28]))
+    arc_width = float(rng.choice([0.18, 0.23, 0.28]))
     items = []
     for p in placements:
         dx, dy, twist = _hand_place(seed, p.tile, p.cell)
@@ -357,7 +364,14 @@ def _table_and_tiles(rng, *, kind, items, radius, board_to_img, size, arc_width,
     shadow = cv2.GaussianBlur(shadow, (0, 0), max(0.7, 0.1 * radius / LIGHT_STEP)).astype(np.float32) / 255.0
 
     mask = np.zeros((h, w), np.uint8)
+    principal = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
+    lift = THICKNESS_MM * radius * SQRT3 / TILE_MM / (w / (2.0 * math.tan(math.radians(HFOV_DEG / 2))))
     for number, face_up, _, (x, y, ang) in items:
+        # the tile's side: its top face is nearer the camera, so it sits a little further from the image centre
+        top = _apply(board_to_img @ _affine(ang, x, y), corners((0, 0), radius * 0.97))
+        foot = principal + (top - principal) * (1.0 - lift)
+        side = cv2.convexHull(np.round(np.vstack([top, foot]) * 4).astype(np.int32))
+        cv2.fillPoly(img, [side], SIDE, cv2.LINE_AA, 2)
         sprite = tile_sprite(number, face_up, round(radius * 4) / 4, arc_width, palette)
         half = (sprite.shape[0] - 1) / 2.0
         m = board_to_img @ _affine(ang, x, y) @ np.array([[1, 0, -half], [0, 1, -half], [0, 0, 1.0]])
@@ -440,7 +454,7 @@ def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb
     vig = rng.uniform(0.1, 0.3)
     ga = rng.uniform(0, 2 * math.pi)
     gain = (1 - vig * (nx * nx + ny * ny) / 2) * (1 + rng.uniform(0, 0.25) * (nx * math.cos(ga) + ny * math.sin(ga)))
-    gain *= rng.uniform(0.85, 1.15)  # exposure
+    gain *= rng.uniform(0.9, 1.35)  # exposure
     gain *= 1 - 0.5 * shadow * (1 - tile_mask[::q, ::q].astype(np.float32) / 255.0)
     cast = kelvin_rgb(light_k)[::-1] ** (1.0 - awb)  # BGR
     light = cv2.resize(np.dstack([gain * np.float32(c) for c in cast]), (w, h), interpolation=cv2.INTER_LINEAR)
