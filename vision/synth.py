@@ -103,7 +103,7 @@ def _affine(angle_deg: float, tx: float, ty: float) -> np.ndarray:
 # -- tiles ----------------------------------------------------------------------------------------
 @lru_cache(maxsize=512)
 def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, palette: int) -> np.ndarray:
-    """BGRA picture of one tile in its stored turn, circumradius `radius_px`, centred in a square."""
+    """BGRA picture (colour premultiplied by alpha) of one tile in its stored turn, circumradius `radius_px`."""
     ss = 4 if radius_px < 40 else 2 if radius_px < 120 else 1  # supersampling for clean small tiles
     half = int(math.ceil(radius_px)) + 2
     n = 2 * half + 1
@@ -144,6 +144,7 @@ def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, 
         cv2.putText(img, text, org, cv2.FONT_HERSHEY_DUPLEX, scale, BACK_INK[tile.back], thick, cv2.LINE_8)
         cv2.circle(img, (int(c - tw / 2 - 0.12 * rr), int(c - th / 2)), max(1, int(0.07 * rr)), BACK_INK[tile.back],
                    max(1, thick // 2))
+    img = (img.astype(np.uint16) * alpha[..., None] // 255).astype(np.uint8)  # premultiplied: clean warped edges
     sprite = np.dstack([img, alpha])
     if ss > 1:
         sprite = cv2.resize(sprite, (n, n), interpolation=cv2.INTER_AREA)
@@ -303,7 +304,7 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     if occluder is not None:
         reach = occluder if isinstance(occluder, tuple) else None
         hand_mask = _draw_hand(img, rng, reach, tile_px, size, tile_mask)
-
+        tile_mask = cv2.subtract(tile_mask, hand_mask)  # tiles under the hand neither shine nor shade
     img = _camera(img, rng, tile_mask, shadow, hand_mask, seed=seed, frame=frame, light_k=light_k, awb=awb,
                   glare=glare, blur=blur, noise=noise, tile_px=tile_px, jpeg_quality=jpeg_quality)
     truth = _truth(items, radius, board_to_img, size, hand_mask)
@@ -352,7 +353,11 @@ def _table_and_tiles(rng, *, kind, items, radius, board_to_img, size, arc_width,
     shape = (int((hi[1] - lo[1]) / texel) + 2, int((hi[0] - lo[0]) / texel) + 2)
     tex = table_texture(kind, rng, shape, texel)
     tex_to_img = board_to_img @ to_board @ np.array([[texel, 0, lo[0]], [0, texel, lo[1]], [0, 0, 1.0]])
-    img = cv2.warpPerspective(tex, tex_to_img, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    # warped at half size then doubled: the texture has no finer detail than that, and it is twice as fast
+    to_half = np.diag([0.5, 0.5, 1.0]) @ np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1.0]])
+    img = cv2.warpPerspective(tex, to_half @ tex_to_img, ((w + 1) // 2, (h + 1) // 2), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT)
+    img = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
 
     # soft contact shadows beside the tiles, away from the light, at the resolution of the light map
     shadow = np.zeros((-(-h // LIGHT_STEP), -(-w // LIGHT_STEP)), np.uint8)
@@ -383,9 +388,9 @@ def _table_and_tiles(rng, *, kind, items, radius, board_to_img, size, arc_width,
             continue
         warped = cv2.warpPerspective(sprite, np.array([[1, 0, -x0c], [0, 1, -y0c], [0, 0, 1.0]]) @ m,
                                      (x1c - x0c, y1c - y0c), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
-        a = warped[..., 3:4].astype(np.float32) / 255.0
+        clear = 255 - warped[..., 3]
         roi = img[y0c:y1c, x0c:x1c]
-        roi[:] = (roi * (1 - a) + warped[..., :3] * a).astype(np.uint8)
+        roi[:] = cv2.add(cv2.multiply(roi, cv2.merge([clear, clear, clear]), scale=1 / 255.0), warped[..., :3])
         np.maximum(mask[y0c:y1c, x0c:x1c], warped[..., 3], out=mask[y0c:y1c, x0c:x1c])
     return img, mask, shadow
 
@@ -440,12 +445,15 @@ def _draw_hand(img, rng, reach, tile_px, size, tile_mask):
 
 def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb, glare, blur, noise, tile_px,
             jpeg_quality):
-    """Light, optics and sensor: colour cast, uneven light, shadows, glare, blur, noise, JPEG."""
+    """Light, optics and sensor: colour cast, uneven light, shadows, glare, blur, noise, JPEG.
+
+    The picture is encoded with gamma 2 (close to sRGB), so light that multiplies the linear image
+    multiplies the 8-bit values by its square root, and the grain of shot noise has the same spread at
+    every brightness (a variance-stabilising transform): both can be done on 8-bit values, fast.
+    """
     h, w = img.shape[:2]
     if blur > 0:
         img = cv2.GaussianBlur(img, (0, 0), blur)
-    lin = img.astype(np.float32)
-    cv2.multiply(lin, lin, dst=lin, scale=1 / 255.0 ** 2)  # gamma 2 is close enough to sRGB for a camera imitation
 
     # one light map at low resolution: vignetting, a gentle gradient across the table, shadows, colour cast
     q = LIGHT_STEP
@@ -455,10 +463,18 @@ def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb
     ga = rng.uniform(0, 2 * math.pi)
     gain = (1 - vig * (nx * nx + ny * ny) / 2) * (1 + rng.uniform(0, 0.25) * (nx * math.cos(ga) + ny * math.sin(ga)))
     gain *= rng.uniform(0.9, 1.35)  # exposure
-    gain *= 1 - 0.5 * shadow * (1 - tile_mask[::q, ::q].astype(np.float32) / 255.0)
-    cast = kelvin_rgb(light_k)[::-1] ** (1.0 - awb)  # BGR
-    light = cv2.resize(np.dstack([gain * np.float32(c) for c in cast]), (w, h), interpolation=cv2.INTER_LINEAR)
-    cv2.multiply(lin, light, dst=lin)
+    free = 1 - tile_mask[::q, ::q].astype(np.float32) / 255.0  # where shadows can fall: not on tile tops
+    if hand_mask is not None:
+        hand = hand_mask[::q, ::q].astype(np.float32) / 255.0
+        free *= 1 - hand
+        held = max(1.0, 0.4 * tile_px / q)  # the hand is well above the table: a wide, soft shadow
+        hand_shadow = cv2.GaussianBlur(np.roll(hand, (int(held), int(held)), axis=(0, 1)), (0, 0), held)
+        gain *= 1 - 0.35 * hand_shadow * (1 - hand)
+    gain *= 1 - 0.5 * shadow * free
+    cast = kelvin_rgb(light_k)[::-1] ** (1.0 - awb)  # BGR, linear
+    light = np.dstack([np.sqrt(gain * np.float32(c)) * 64 for c in cast]).clip(0, 255).astype(np.uint8)
+    light = cv2.resize(light, (w, h), interpolation=cv2.INTER_LINEAR)
+    out = cv2.multiply(img, light, scale=1 / 64.0)
 
     if glare > 0:
         ys, xs = np.nonzero(tile_mask[::8, ::8])
@@ -473,17 +489,16 @@ def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb
         gloss = 0.3 + 0.7 * tile_mask[y0:y1, x0:x1].astype(np.float32) / 255.0  # the glossy tiles shine most
         if hand_mask is not None:
             gloss *= 1 - 0.7 * hand_mask[y0:y1, x0:x1].astype(np.float32) / 255.0
-        lin[y0:y1, x0:x1] += (spot * gloss)[..., None] * np.sqrt(cast).astype(np.float32)
+        roi = out[y0:y1, x0:x1].astype(np.float32) / 255.0  # glare adds light: back to linear for this patch
+        lin = roi * roi + (spot * gloss)[..., None] * np.sqrt(cast).astype(np.float32)
+        out[y0:y1, x0:x1] = (np.sqrt(np.clip(lin, 0, 1)) * 255.0).astype(np.uint8)
 
-    out = cv2.sqrt(lin)
     if noise > 0:
-        # in gamma-2 values shot noise has the same spread everywhere (a variance-stabilising transform), so
-        # one fixed field of grain, ~2 px wide like a demosaiced sensor's, read at a per-frame offset will do
-        field = _grain_field(w, h)
-        nrng = np.random.default_rng([seed & 0xFFFFFFFF, frame, 99])
-        oy = int(nrng.integers(field.shape[0] - h))
-        out = cv2.scaleAdd(field[oy:oy + h], 0.02 * noise, out)
-    out = cv2.convertScaleAbs(out, alpha=255.0)
+        # one fixed field of grain, ~2 px wide like a demosaiced sensor's, read at a per-frame row offset
+        up, down = _grain_field(w, h)
+        oy = int(np.random.default_rng([seed & 0xFFFFFFFF, frame, 99]).integers(up.shape[0] - h))
+        out = cv2.addWeighted(out, 1.0, up[oy:oy + h], noise, 0.0)
+        out = cv2.addWeighted(out, 1.0, down[oy:oy + h], -noise, 0.0)
     if jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -491,11 +506,12 @@ def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb
 
 
 @lru_cache(maxsize=4)
-def _grain_field(w: int, h: int) -> np.ndarray:
-    """A fixed field of soft gaussian grain (unit spread), w wide and a little taller than h."""
+def _grain_field(w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """A fixed field of soft gaussian grain (spread 5 levels), w wide and a little taller than h: its ups and downs."""
     field = np.random.default_rng(12345).standard_normal((h + 257, w, 3), dtype=np.float32)
     field = cv2.GaussianBlur(field, (0, 0), 0.7)
-    return field / field.std()
+    field *= 5.0 / field.std()
+    return np.clip(field, 0, 255).astype(np.uint8), np.clip(-field, 0, 255).astype(np.uint8)
 
 
 def _truth(items, radius, board_to_img, size, hand_mask):
