@@ -142,3 +142,17 @@ def test_unknown_table_is_refused():
     assert set(TABLES) >= {"wood", "felt", "cloth", "laminate", "pattern"}
     with pytest.raises(ValueError, match="unknown table"):
         render(BOARD, table="marble", size=SIZE)
+
+
+def test_a_growing_board_keeps_its_table_light_and_tiles_still():
+    """Frames of one game (same seed, board anchored at cell (0, 0)): only the new tile changes the picture."""
+    before = Board(list(BOARD)[:-1])
+    a, ta = render(before, seed=9, size=SIZE, tile_px=40, focus=(0, 0), glare=0.6, jpeg_quality=None)
+    b, tb = render(BOARD, seed=9, size=SIZE, tile_px=40, focus=(0, 0), glare=0.6, jpeg_quality=None)
+    where = {t["tile"]: t["center_px"] for t in ta["tiles"]}
+    assert all(where[t["tile"]] == t["center_px"] for t in tb["tiles"] if t["tile"] in where)
+    new = next(t for t in tb["tiles"] if t["tile"] not in where)
+    changed = np.argwhere(np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 0)
+    assert len(changed) > 0
+    far = np.hypot(changed[:, 1] - new["center_px"][0], changed[:, 0] - new["center_px"][1]).max()
+    assert far < 1.5 * new["across_flats_px"]  # the tile and its shadow, nothing else

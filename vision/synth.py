@@ -269,7 +269,9 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     between neighbouring tiles as a share of the circumradius. frame: varies only the sensor noise.
     """
     w, h = size
-    rng = np.random.default_rng([seed & 0xFFFFFFFF, 17])
+    # one random stream per part of the scene, so that a board growing frame by frame keeps its table and light
+    rng, apart_rng, table_rng, hand_rng, light_rng = (np.random.default_rng([seed & 0xFFFFFFFF, part])
+                                                      for part in (17, 18, 19, 20, 21))
     if tilt_azimuth_deg is None:
         tilt_azimuth_deg = float(rng.uniform(0, 360))
     s = tile_px / SQRT3 / (1.0 - gap)  # grid circumradius in pixels: tile plus gap
@@ -291,22 +293,26 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
         dx, dy, twist = _hand_place(seed, p.tile, p.cell)
         cx, cy = centre(p.cell, s)
         items.append((p.tile, True, p, (cx + dx * s, cy + dy * s, 60.0 * p.rot + twist)))
-    apart = _place_apart(rng, [i[3][:2] for i in items], len(loose) + len(face_down), s, board_to_img, size)
+    apart = _place_apart(apart_rng, [i[3][:2] for i in items], len(loose) + len(face_down), s, board_to_img, size)
     for n, (x, y, ang) in zip(loose, apart, strict=False):
         items.append((n, True, None, (x, y, ang)))
     for n, (x, y, ang) in zip(face_down, apart[len(loose):], strict=False):
         items.append((n, False, None, (x, y, ang)))
 
     radius = s * (1.0 - gap)
-    img, tile_mask, shadow = _table_and_tiles(rng, kind=table, items=items, radius=radius, board_to_img=board_to_img,
-                                      size=size, arc_width=arc_width, palette=palette)
+    img, tile_mask, shadow = _table_and_tiles(table_rng, kind=table, items=items, radius=radius,
+                                              board_to_img=board_to_img, size=size, arc_width=arc_width,
+                                              palette=palette)
     hand_mask = None
     if occluder is not None:
         reach = occluder if isinstance(occluder, tuple) else None
-        hand_mask = _draw_hand(img, rng, reach, tile_px, size, tile_mask)
+        hand_mask = _draw_hand(img, hand_rng, reach, tile_px, size, tile_mask)
         tile_mask = cv2.subtract(tile_mask, hand_mask)  # tiles under the hand neither shine nor shade
-    img = _camera(img, rng, tile_mask, shadow, hand_mask, seed=seed, frame=frame, light_k=light_k, awb=awb,
-                  glare=glare, blur=blur, noise=noise, tile_px=tile_px, jpeg_quality=jpeg_quality)
+    glare_at = _apply(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
+                                      fy + light_rng.uniform(-1.5, 1.5) * tile_px)])[0]
+    img = _camera(img, light_rng, tile_mask, shadow, hand_mask, glare_at=glare_at, seed=seed, frame=frame,
+                  light_k=light_k, awb=awb, glare=glare, blur=blur, noise=noise, tile_px=tile_px,
+                  jpeg_quality=jpeg_quality)
     truth = _truth(items, radius, board_to_img, size, hand_mask)
     truth.update({
         "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(),
@@ -443,8 +449,8 @@ def _draw_hand(img, rng, reach, tile_px, size, tile_mask):
     return mask
 
 
-def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb, glare, blur, noise, tile_px,
-            jpeg_quality):
+def _camera(img, rng, tile_mask, shadow, hand_mask, *, glare_at, seed, frame, light_k, awb, glare, blur, noise,
+            tile_px, jpeg_quality):
     """Light, optics and sensor: colour cast, uneven light, shadows, glare, blur, noise, JPEG.
 
     The picture is encoded with gamma 2 (close to sRGB), so light that multiplies the linear image
@@ -477,9 +483,7 @@ def _camera(img, rng, tile_mask, shadow, hand_mask, *, seed, frame, light_k, awb
     out = cv2.multiply(img, light, scale=1 / 64.0)
 
     if glare > 0:
-        ys, xs = np.nonzero(tile_mask[::8, ::8])
-        i = int(rng.integers(len(xs))) if len(xs) else 0
-        gx0, gy0 = (xs[i] * 8.0, ys[i] * 8.0) if len(xs) else (w / 2, h / 2)
+        gx0, gy0 = glare_at
         sig = tile_px * rng.uniform(0.5, 1.2)
         r = int(3 * sig)
         x0, x1, y0, y1 = max(0, int(gx0) - r), min(w, int(gx0) + r), max(0, int(gy0) - r), min(h, int(gy0) + r)
