@@ -101,7 +101,7 @@ def _affine(angle_deg: float, tx: float, ty: float) -> np.ndarray:
 
 
 # -- tiles ----------------------------------------------------------------------------------------
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=128)  # a whole set at one size and palette, not more: big tiles are big
 def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, palette: int) -> np.ndarray:
     """BGRA picture (colour premultiplied by alpha) of one tile in its stored turn, circumradius `radius_px`."""
     ss = 4 if radius_px < 40 else 2 if radius_px < 120 else 1  # supersampling for clean small tiles
