@@ -95,6 +95,8 @@ def _condition(p: dict) -> str:
         return "small tiles <60px"
     if p["light_k"] < 3500:
         return "warm light <3500K"
+    if p["table"] in ("dark_wood", "pattern"):
+        return "dark or patterned table"
     if p["glare"] > 0.5:
         return "strong glare"
     if p["tilt_deg"] > 12:
@@ -121,13 +123,15 @@ def pct(a: int, b: int) -> str:
 
 
 def table(rows: list[tuple[str, list[Score], int]]) -> None:
-    print("| group | images | tiles | number % | turn % | cell % | boards exact % | confident wrong | "
-          "unreadable % | extra tiles | crashed |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| group | images | tiles | number % | turn % | cell % | hidden | turn % of readable | boards exact % | "
+          "confident wrong | unreadable % | extra tiles | crashed |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, scores, crashed in rows:
         tiles = sum(s.tiles for s in scores)
         print(f"| {name} | {len(scores) + crashed} | {tiles} | {pct(sum(s.number for s in scores), tiles)} | "
               f"{pct(sum(s.turn for s in scores), tiles)} | {pct(sum(s.cell for s in scores), tiles)} | "
+              f"{sum(s.hidden for s in scores)} | "
+              f"{pct(sum(s.turn_seen for s in scores), tiles - sum(s.hidden for s in scores))} | "
               f"{pct(sum(s.exact for s in scores), len(scores) + crashed)} | "
               f"{sum(len(s.confident_wrong) for s in scores)} | {pct(sum(s.unreadable for s in scores), tiles)} | "
               f"{sum(s.extra for s in scores)} | {crashed} |")
@@ -142,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="seed of the synthetic photos")
     ap.add_argument("--save", type=Path, metavar="DIR",
                     help="also write the synthetic photos there, in the dataset layout (PNG)")
+    ap.add_argument("--each", action="store_true", help="also print one line per image")
     ap.add_argument("--detector", default="vision:detect", help="module:function to bench (default vision:detect)")
     args = ap.parse_args(argv)
     if (args.dataset is None) == (args.synthetic is None):
@@ -167,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
 
     photos = synthetic(args.synthetic, args.seed) if args.synthetic else dataset(args.dataset, args.limit)
     source = f"{args.synthetic} synthetic photos (seed {args.seed})" if args.synthetic else str(args.dataset)
-    print(f"# vision bench: {source}, detector {args.detector}, OpenCV on 1 thread (cv2.setNumThreads(1))\n")
+    print(f"# vision bench: {source}, detector {args.detector}, OpenCV on 1 thread (cv2.setNumThreads(1))\n",
+          flush=True)
 
     saved = []
     groups: dict[str, list[Score]] = defaultdict(list)
@@ -186,9 +192,14 @@ def main(argv: list[str] | None = None) -> int:
             crashes[group] += 1
             errors.append(f"{name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             continue
-        times[f"{image.shape[1]}x{image.shape[0]}"].append(time.perf_counter() - t0)
+        elapsed = time.perf_counter() - t0
+        times[f"{image.shape[1]}x{image.shape[0]}"].append(elapsed)
         s = score(detection, truth)
         groups[group].append(s)
+        if args.each:
+            print(f"{name} [{group}] {s.turn}/{s.tiles} right, {s.cell} cells, {s.extra} extra, "
+                  f"{s.unreadable} unreadable, {len(s.confident_wrong)} confident wrong, "
+                  f"{elapsed:.2f} s", flush=True)
         wrong += [f"{name}: {w}" for w in s.confident_wrong]
 
     if saved:

@@ -8,8 +8,8 @@ from vision.synth import random_board
 
 def truth_of(board: Board, extra=()) -> dict:
     """A minimal truth dict: each tile at a made-up pixel position."""
-    tiles = [{"tile": p.tile, "on_board": True, "face_up": True, "center_px": [100.0 * p.q, 100.0 * p.r],
-              "across_flats_px": 80.0} for p in board]
+    tiles = [{"tile": p.tile, "on_board": True, "face_up": True, "q": p.q, "r": p.r,
+              "center_px": [100.0 * p.q, 100.0 * p.r], "across_flats_px": 80.0} for p in board]
     return {"board": board.to_dict(), "tiles": tiles + list(extra)}
 
 
@@ -30,8 +30,12 @@ def test_score_counts_right_wrong_unsure_and_unread_tiles_up_to_a_turn():
     tiles.append(SeenTile(Placement(unsure.tile, unsure.q, unsure.r, (unsure.rot + 3) % 6), (0.0, 0.0), 0.3))
     true_unread = next(p for p in board if p.tile == unread.tile)
     det = Detection(tiles=tiles, unreadable=[Unread((100.0 * true_unread.q + 5, 100.0 * true_unread.r), "glare")])
-    s = score(det, truth_of(board))
+    truth = truth_of(board)
+    for t in truth["tiles"]:
+        t["washed_out"] = t["tile"] == unread.tile
+    s = score(det, truth)
     assert (s.tiles, s.cell, s.number, s.turn) == (12, 11, 11, 9)
+    assert (s.hidden, s.turn_seen) == (1, 9)  # the unread tile was washed out: fair, the other two were not
     assert len(s.confident_wrong) == 1 and f"tile {wrong.tile}" in s.confident_wrong[0]
     assert s.unreadable == 1 and not s.exact
     assert s.false_violations > 0  # the confidently misread tile no longer fits its neighbours

@@ -28,6 +28,10 @@ class Score:
     """... of the right number and turn."""
     cell: int = 0
     """True tiles whose cell holds some detected tile."""
+    hidden: int = 0
+    """True tiles no camera could read: washed out by glare, mostly under a hand, or cut by the frame."""
+    turn_seen: int = 0
+    """Tiles of the right number and turn among the true tiles that are not hidden."""
     extra: int = 0
     """Detected board tiles on cells where no true tile lies."""
     confident_wrong: list[str] = field(default_factory=list)
@@ -68,6 +72,12 @@ def align(detected: list[Placement], truth: Board) -> tuple[int, int, int]:
     return max(sorted(votes), key=lambda key: votes[key])
 
 
+def is_hidden(tile: dict) -> bool:
+    """A true tile (truth entry) that no camera could read: an unreadable answer is fair there."""
+    return (tile.get("washed_out", False) or tile.get("occluded_fraction", 0.0) > 0.3
+            or tile.get("fraction_in_image", 1.0) < 1.0)
+
+
 def _near(point, entries: list[Unread], radius: float) -> Unread | None:
     best = min(entries, key=lambda u: math.dist(point, u.center_px), default=None)
     return best if best is not None and math.dist(point, best.center_px) <= radius else None
@@ -84,11 +94,15 @@ def score(detection: Detection, truth: dict) -> Score:
         p = t.placement.transformed(k, dq, dr)
         moved.setdefault(p.cell, []).append((p, t.confidence))
 
+    hidden = {(t["q"], t["r"]) for t in truth["tiles"] if t["on_board"] and is_hidden(t)}
+    s.hidden = len(hidden)
     for t in true_board:
         here = [p for p, _ in moved.get(t.cell, [])]
         s.cell += bool(here)
         s.number += any(p.tile == t.tile for p in here)
-        s.turn += any(p.tile == t.tile and p.rot == t.rot for p in here)
+        right = any(p.tile == t.tile and p.rot == t.rot for p in here)
+        s.turn += right
+        s.turn_seen += right and t.cell not in hidden
     for cell, entries in moved.items():
         truth_here = true_board.get(cell)
         if truth_here is None:

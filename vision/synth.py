@@ -313,7 +313,7 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     img = _camera(img, light_rng, tile_mask, shadow, hand_mask, glare_at=glare_at, seed=seed, frame=frame,
                   light_k=light_k, awb=awb, glare=glare, blur=blur, noise=noise, tile_px=tile_px,
                   jpeg_quality=jpeg_quality)
-    truth = _truth(items, radius, board_to_img, size, hand_mask)
+    truth = _truth(items, radius, board_to_img, size, hand_mask, img if glare > 0 else None)
     truth.update({
         "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(),
         "params": {"tile_px": tile_px, "yaw_deg": yaw_deg, "tilt_deg": tilt_deg,
@@ -518,8 +518,12 @@ def _grain_field(w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(field, 0, 255).astype(np.uint8), np.clip(-field, 0, 255).astype(np.uint8)
 
 
-def _truth(items, radius, board_to_img, size, hand_mask):
-    """Per physical tile: where it is in the image, its corners and edge samples, what hides it."""
+def _truth(items, radius, board_to_img, size, hand_mask, glared):
+    """Per physical tile: where it is in the image, its corners and edge samples, what hides it.
+
+    `glared` is the final image when there is glare: a tile whose face (shrunk to 85 %) has a median
+    brightness over 140 or more than 30 % clipped is `washed_out`, as in the dataset truth.
+    """
     w, h = size
     tiles = []
     sizes = []
@@ -538,6 +542,14 @@ def _truth(items, radius, board_to_img, size, hand_mask):
             hits = [hand_mask[int(py), int(px)] > 127 for px, py in probe if 0 <= px < w and 0 <= py < h]
             occl = float(np.mean(hits)) if hits else 0.0
         e0 = mids[0] - c
+        washed = False
+        if glared is not None and min(inside):
+            x0, y0 = np.floor(cs.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(cs.max(axis=0)).astype(int) + 1
+            face = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(face, [np.round(c - (x0, y0) + 0.85 * (cs - c)).astype(np.int32)], 255)
+            luma = cv2.cvtColor(glared[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)[face > 0]
+            washed = bool(np.median(luma) > 140 or np.mean(luma >= 250) > 0.3)
         rot = p.rot if p is not None else None
         entry = {
             "tile": number, "on_board": p is not None, "face_up": face_up,
@@ -550,6 +562,7 @@ def _truth(items, radius, board_to_img, size, hand_mask):
                        **({"direction": (i + rot) % 6} if rot is not None else {})} for i in range(6)],
             "fraction_in_image": sum(inside) / 6.0,
             "occluded_fraction": round(occl, 3),
+            "washed_out": washed,
             "twist_deg": round(ang - 60.0 * rot, 2) if rot is not None else None,
         }
         if p is not None:
