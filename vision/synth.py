@@ -13,8 +13,9 @@ table sees: clockwise on the table is clockwise in the image.
 
 The truth (a JSON-ready dict) follows the dataset truth of `dataset/dev` where it can: `board`,
 `tiles[]` with `tile`, `on_board`, `face_up`, `q`, `r`, `rot`, `center_px`, `corners_px`,
-`across_flats_px`, `edges[]` (`colour`, `sample_px`, `direction`), `fraction_in_image`, plus
-`occluded_fraction` (share of the tile under the hand) and the parameters used.
+`across_flats_px`, `edges[]` (`colour`, `sample_px`, `direction`), `fraction_in_image`,
+`washed_out`, plus `occluded_fraction` (share of the tile under the hand) and the parameters used.
+See docs/synth.md.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ BODIES = ((30, 29, 29), (50, 48, 48), (40, 38, 38))
 RIM = 14
 """How much lighter the rounded rim of a tile catches the light."""
 SIDE = (18, 17, 17)
+"""The tiles' sides, seen where perspective uncovers them."""
 THICKNESS_MM = 5.0
 HFOV_DEG = 62.0
 """Horizontal field of view of the imitated camera (a Raspberry Pi camera module)."""
@@ -89,12 +91,14 @@ def camera_homography(size: tuple[int, int], tilt_deg: float, azimuth_deg: float
 
 
 def _apply(hom: np.ndarray, pts) -> np.ndarray:
+    """Points (n x 2) mapped by a homography."""
     p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     q = np.column_stack([p, np.ones(len(p))]) @ hom.T
     return q[:, :2] / q[:, 2:3]
 
 
 def _affine(angle_deg: float, tx: float, ty: float) -> np.ndarray:
+    """3x3 matrix: turn clockwise (image axes) by `angle_deg`, then move by (tx, ty)."""
     a = math.radians(angle_deg)
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, -s, tx], [s, c, ty], [0, 0, 1.0]])
@@ -111,8 +115,8 @@ def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, 
     c = half * ss + (ss - 1) / 2.0
     rr = radius_px * ss
 
-    def pts(points, scale=1.0):
-        return np.array([[c + x * scale, c + y * scale] for x, y in points]).round().astype(np.int32)
+    def pts(points):
+        return np.array([[c + x, c + y] for x, y in points]).round().astype(np.int32)
 
     rc = 0.07 * rr  # rounded corners
     hexagon = corners((0, 0), rr - rc)
@@ -121,7 +125,7 @@ def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, 
     cv2.fillPoly(alpha, [pts(hexagon)], 255)
     cv2.polylines(alpha, [pts(hexagon)], True, 255, max(1, int(2 * rc)))
     body = BODIES[palette]
-    cv2.polylines(img, [pts(hexagon)], True, tuple(c + RIM for c in body), max(1, int(2 * rc)))
+    cv2.polylines(img, [pts(hexagon)], True, tuple(v + RIM for v in body), max(1, int(2 * rc)))
     cv2.fillPoly(img, [pts(corners((0, 0), rr - 1.6 * rc))], body)
     if face_up:
         colours = PALETTES[palette]
