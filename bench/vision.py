@@ -79,8 +79,14 @@ def synthetic(n: int, seed: int):
             "jpeg_quality": int(rng.integers(60, 96)),
             "loose": spare[:n_loose], "face_down": spare[n_loose:n_loose + n_down],
         }
+        hard = rng.random()
+        if hard < 0.1:
+            params["occluder"] = "hand"
+        elif hard < 0.2:  # the board's middle near a side of the frame: some tiles cut by the frame edge
+            w, h = size
+            params["center"] = [(0.12 * w, h / 2), (0.88 * w, h / 2), (w / 2, 0.12 * h), (w / 2, 0.88 * h)][i % 4]
         image, truth = render(board, **params)
-        yield f"synth_{i:03d}", _condition(params), (lambda image=image: image), truth
+        yield f"synth_{i:03d}", _condition(params), (lambda image=image: image), truth  # noqa: B023
 
 
 def _span(board: Board) -> float:
@@ -91,6 +97,10 @@ def _span(board: Board) -> float:
 
 def _condition(p: dict) -> str:
     """The hardest condition of a synthetic photo, to group the results by."""
+    if p.get("occluder"):
+        return "hand over the board"
+    if p.get("center"):
+        return "cut by the frame"
     if p["tile_px"] < 60:
         return "small tiles <60px"
     if p["light_k"] < 3500:

@@ -564,7 +564,7 @@ def _truth(items, radius, board_to_img, size, hand_mask, glared):
             "edges": [{"edge": i, "colour": TILES[number].edges[i] if face_up else None,
                        "sample_px": [round(float(samples[i][0]), 2), round(float(samples[i][1]), 2)],
                        **({"direction": (i + rot) % 6} if rot is not None else {})} for i in range(6)],
-            "fraction_in_image": sum(inside) / 6.0,
+            "fraction_in_image": float(sum(inside)) / 6.0,
             "occluded_fraction": round(occl, 3),
             "washed_out": washed,
             "twist_deg": round(ang - 60.0 * rot, 2) if rot is not None else None,
