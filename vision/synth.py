@@ -502,15 +502,22 @@ def _camera(img, rng, tile_mask, shadow, hand_mask, *, glare_at, seed, frame, li
         out[y0:y1, x0:x1] = (np.sqrt(np.clip(lin, 0, 1)) * 255.0).astype(np.uint8)
 
     if noise > 0:
-        # one fixed field of grain, ~2 px wide like a demosaiced sensor's, read at a per-frame row offset
+        # one fixed field of grain, ~2 px wide like a demosaiced sensor's, read at a per-frame row offset;
+        # shot noise gives it the same spread everywhere, read noise adds to it in the dark parts
         up, down = _grain_field(w, h)
         oy = int(np.random.default_rng([seed & 0xFFFFFFFF, frame, 99]).integers(up.shape[0] - h))
-        out = cv2.addWeighted(out, 1.0, up[oy:oy + h], noise, 0.0)
-        out = cv2.addWeighted(out, 1.0, down[oy:oy + h], -noise, 0.0)
+        spread = cv2.LUT(out, _READ_NOISE_LUT)
+        out = cv2.addWeighted(out, 1.0, cv2.multiply(up[oy:oy + h], spread, scale=1 / 32.0), noise, 0.0)
+        out = cv2.addWeighted(out, 1.0, cv2.multiply(down[oy:oy + h], spread, scale=1 / 32.0), -noise, 0.0)
     if jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+_READ_NOISE_LUT = np.array([min(4.0, math.hypot(1.0, 0.15 / max(v / 255.0, 0.01))) * 32 for v in range(256)],
+                           np.float32).round().astype(np.uint8)
+"""32 x how much more grain a pixel of each 8-bit value gets (read noise, constant in linear light)."""
 
 
 @lru_cache(maxsize=4)
