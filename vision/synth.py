@@ -536,51 +536,55 @@ def _truth(items, radius, board_to_img, size, hand_mask, glared):
     brightness over 140 or more than 30 % clipped is `washed_out`, as in the dataset truth.
     """
     w, h = size
+    if not items:
+        return {"tiles": [], "tile_size_px": {"across_flats_median": 0.0}}
+    # every tile's centre, corners, edge midpoints and edge samples, mapped into the image at once
+    local = np.array([(0.0, 0.0), *corners((0, 0), radius), *(edge_midpoint(d, radius) for d in range(6)),
+                      *((0.8 * x, 0.8 * y) for x, y in (edge_midpoint(d, radius) for d in range(6)))])
+    mats = np.array([board_to_img @ _affine(ang, x, y) for _, _, _, (x, y, ang) in items])
+    pts = np.einsum("tij,pj->tpi", mats, np.column_stack([local, np.ones(len(local))]))
+    pts = pts[..., :2] / pts[..., 2:3]
+    centres, cs, mids, samples = pts[:, 0], pts[:, 1:7], pts[:, 7:13], pts[:, 13:19]
+    flats = np.linalg.norm(mids[:, :3] - mids[:, 3:], axis=2).mean(axis=1)
+    inside = ((cs[..., 0] >= 0) & (cs[..., 0] < w) & (cs[..., 1] >= 0) & (cs[..., 1] < h)).sum(axis=1)
+    occluded = np.zeros(len(items))
+    if hand_mask is not None:
+        probe = np.concatenate([centres[:, None], (cs + centres[:, None]) / 2, cs * 0.85 + centres[:, None] * 0.15,
+                                samples], axis=1).astype(int)
+        ok = (probe[..., 0] >= 0) & (probe[..., 0] < w) & (probe[..., 1] >= 0) & (probe[..., 1] < h)
+        hit = hand_mask[probe[..., 1].clip(0, h - 1), probe[..., 0].clip(0, w - 1)] > 127
+        occluded = (hit & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1)
+    e0 = mids[:, 0] - centres
+    angles = np.degrees(np.arctan2(e0[:, 1], e0[:, 0]))
+    grey = cv2.cvtColor(glared, cv2.COLOR_BGR2GRAY) if glared is not None else None
     tiles = []
-    sizes = []
-    for number, face_up, p, (x, y, ang) in items:
-        m = board_to_img @ _affine(ang, x, y)
-        c = _apply(m, [(0, 0)])[0]
-        cs = _apply(m, corners((0, 0), radius))
-        mids = _apply(m, [edge_midpoint(d, radius) for d in range(6)])
-        samples = _apply(m, [tuple(0.8 * v for v in edge_midpoint(d, radius)) for d in range(6)])
-        flats = float(np.mean([np.linalg.norm(mids[i] - mids[i + 3]) for i in range(3)]))
-        sizes.append(flats)
-        inside = [(0 <= px < w and 0 <= py < h) for px, py in cs]
-        probe = np.vstack([[c], cs * 0.5 + c * 0.5, cs * 0.85 + c * 0.15, samples])
-        occl = 0.0
-        if hand_mask is not None:
-            hits = [hand_mask[int(py), int(px)] > 127 for px, py in probe if 0 <= px < w and 0 <= py < h]
-            occl = float(np.mean(hits)) if hits else 0.0
-        e0 = mids[0] - c
+    for k, (number, face_up, p, (_, _, ang)) in enumerate(items):
         washed = False
-        if glared is not None and min(inside):
-            x0, y0 = np.floor(cs.min(axis=0)).astype(int)
-            x1, y1 = np.ceil(cs.max(axis=0)).astype(int) + 1
+        if grey is not None and inside[k] == 6:
+            x0, y0 = np.floor(cs[k].min(axis=0)).astype(int)
+            x1, y1 = np.ceil(cs[k].max(axis=0)).astype(int) + 1
             face = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.fillPoly(face, [np.round(c - (x0, y0) + 0.85 * (cs - c)).astype(np.int32)], 255)
-            luma = cv2.cvtColor(glared[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)[face > 0]
-            washed = bool(np.median(luma) > 140 or np.mean(luma >= 250) > 0.3)
-        rot = p.rot if p is not None else None
+            cv2.fillPoly(face, [np.round(centres[k] - (x0, y0) + 0.85 * (cs[k] - centres[k])).astype(np.int32)], 255)
+            luma = grey[y0:y1, x0:x1][face > 0]
+            washed = bool(np.count_nonzero(luma > 140) * 2 > luma.size
+                          or np.count_nonzero(luma >= 250) > 0.3 * luma.size)
+        sample_px = samples[k].round(2).tolist()
         entry = {
             "tile": number, "on_board": p is not None, "face_up": face_up,
-            "center_px": [round(float(c[0]), 2), round(float(c[1]), 2)],
-            "corners_px": [[round(float(a), 2), round(float(b), 2)] for a, b in cs],
-            "across_flats_px": round(flats, 2),
-            "edge0_normal_angle_px_deg": round(math.degrees(math.atan2(e0[1], e0[0])), 2),
-            "edges": [{"edge": i, "colour": TILES[number].edges[i] if face_up else None,
-                       "sample_px": [round(float(samples[i][0]), 2), round(float(samples[i][1]), 2)],
-                       **({"direction": (i + rot) % 6} if rot is not None else {})} for i in range(6)],
-            "fraction_in_image": float(sum(inside)) / 6.0,
-            "occluded_fraction": round(occl, 3),
+            "center_px": centres[k].round(2).tolist(),
+            "corners_px": cs[k].round(2).tolist(),
+            "across_flats_px": round(float(flats[k]), 2),
+            "edge0_normal_angle_px_deg": round(float(angles[k]), 2),
+            "edges": [{"edge": i, "colour": TILES[number].edges[i] if face_up else None, "sample_px": sample_px[i],
+                       **({"direction": (i + p.rot) % 6} if p is not None else {})} for i in range(6)],
+            "fraction_in_image": int(inside[k]) / 6.0,
+            "occluded_fraction": round(float(occluded[k]), 3),
             "washed_out": washed,
-            "twist_deg": round(ang - 60.0 * rot, 2) if rot is not None else None,
+            "twist_deg": round(ang - 60.0 * p.rot, 2) if p is not None else None,
         }
         if p is not None:
             entry.update({"q": p.q, "r": p.r, "rot": p.rot})
         else:
             entry["loose_style"] = "scattered"
         tiles.append(entry)
-    med = float(np.median(sizes)) if sizes else 0.0
-    return {"tiles": tiles, "tile_size_px": {"across_flats_median": round(med, 2)}}
-
+    return {"tiles": tiles, "tile_size_px": {"across_flats_median": round(float(np.median(flats)), 2)}}
