@@ -26,9 +26,9 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from tantrix_pi.arcs import arc_path, edge_midpoint
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import SQRT3, centre, corners
+from tantrix_pi.grid import SQRT3, centre, corners, edge_angle
+from tantrix_pi.render import _arc_points as arc_points  # where each arc runs: written once, for both drawings
 from tantrix_pi.tiles import TILES
 
 TABLES = ("wood", "dark_wood", "felt", "cloth", "laminate", "pattern")
@@ -104,6 +104,12 @@ def _affine(angle_deg: float, tx: float, ty: float) -> np.ndarray:
     return np.array([[c, -s, tx], [s, c, ty], [0, 0, 1.0]])
 
 
+def edge_midpoint(d: int, size: float = 1.0) -> tuple[float, float]:
+    """Midpoint of edge d of a hexagon of circumradius `size` centred on (0, 0)."""
+    a = math.radians(edge_angle(d))
+    return (size * SQRT3 / 2 * math.cos(a), size * SQRT3 / 2 * math.sin(a))
+
+
 # -- tiles ----------------------------------------------------------------------------------------
 @lru_cache(maxsize=128)  # a whole set at one size and palette, not more: big tiles are big
 def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, palette: int) -> np.ndarray:
@@ -134,7 +140,7 @@ def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, 
         cv2.fillPoly(inner, [pts(corners((0, 0), rr * 0.965))], 255)
         paint = img.copy()
         for arc in TILES[number].arcs:
-            path = pts(arc_path(arc, rr, steps=32))
+            path = pts(arc_points((0, 0), *arc.edges, rr, steps=32))
             cv2.polylines(paint, [path], False, (20, 20, 20), width + max(2, width // 3), cv2.LINE_8)
             cv2.polylines(paint, [path], False, colours[arc.colour], width, cv2.LINE_8)
         img = np.where(inner[..., None] > 0, paint, img)
