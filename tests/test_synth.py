@@ -6,7 +6,7 @@ import pytest
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import edge_angle
-from vision.synth import PALETTES, TABLES, render
+from vision.synth import PALETTES, TABLES, random_board, render
 
 SIZE = (480, 360)
 
@@ -141,3 +141,11 @@ def test_a_growing_board_keeps_its_table_light_and_tiles_still():
     assert len(changed) > 0
     far = np.hypot(changed[:, 1] - new["center_px"][0], changed[:, 0] - new["center_px"][1]).max()
     assert far < 1.5 * new["across_flats_px"]  # the tile and its shadow, nothing else
+
+
+def test_random_boards_are_connected_legal_and_reproducible():
+    for seed in range(4):
+        board = random_board(np.random.default_rng(seed), 40)
+        assert len(board) == 40 and board.is_connected() and not board.mismatches()
+        assert board == random_board(np.random.default_rng(seed), 40)
+    assert random_board(np.random.default_rng(1), 30, legal=False).mismatches()
