@@ -260,7 +260,7 @@ def _hand_place(seed: int, tile: int, key: tuple[int, int]) -> tuple[float, floa
 
 def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232), tile_px: float = 90.0,
            yaw_deg: float = 0.0, tilt_deg: float = 0.0, tilt_azimuth_deg: float | None = None,
-           light_k: float = 5000.0, awb: float = 0.6, table: str = "wood", glare: float = 0.0,
+           light_k: float = 5000.0, awb: float = 0.6, exposure: float = 1.0, table: str = "wood", glare: float = 0.0,
            blur: float = 0.6, noise: float = 1.0, jpeg_quality: int | None = 85,
            loose: tuple[int, ...] | list[int] = (), face_down: tuple[int, ...] | list[int] = (),
            occluder: str | tuple[float, float] | None = None, center: tuple[float, float] | None = None,
@@ -270,8 +270,9 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     tile_px: tile size across flats at the image centre. yaw_deg: the board turned clockwise on the
     table. tilt_deg: the camera's axis from vertical (towards `tilt_azimuth_deg`, random when None).
     light_k: colour temperature (2700 warm lamp .. 6500 daylight), `awb` the share of it the camera's
-    white balance removes. glare: strength of a specular spot (0 none, 1 blows out its centre).
-    blur: gaussian sigma in pixels. noise: sensor noise (1 = a Pi camera in good light).
+    white balance removes. exposure: scales the light (0.3: a dim room the camera could not make up
+    for). glare: strength of a specular spot (0 none, 1 blows out its centre). blur: gaussian sigma in
+    pixels. noise: sensor noise (1 = a Pi camera in good light).
     jpeg_quality: None keeps the raw frame. loose / face_down: tile numbers lying apart from the board
     (face up / showing their backs). occluder: "hand" (a hand and arm reaching over the board) or the
     (x, y) pixel where the hand reaches. center: the image pixel under the board's focus point;
@@ -321,13 +322,14 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     glare_at = _apply(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
                                       fy + light_rng.uniform(-1.5, 1.5) * tile_px)])[0]
     img = _camera(img, light_rng, tile_mask, shadow, hand_mask, glare_at=glare_at, seed=seed, frame=frame,
-                  light_k=light_k, awb=awb, glare=glare, blur=blur, noise=noise, tile_px=tile_px,
+                  light_k=light_k, awb=awb, exposure=exposure, glare=glare, blur=blur, noise=noise, tile_px=tile_px,
                   jpeg_quality=jpeg_quality)
     truth = _truth(items, radius, board_to_img, size, hand_mask, img if glare > 0 else None)
     truth.update({
         "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(),
         "params": {"tile_px": tile_px, "yaw_deg": yaw_deg, "tilt_deg": tilt_deg,
-                   "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "table": table,
+                   "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "exposure": exposure,
+                   "table": table,
                    "glare": glare, "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality,
                    "occluder": occluder, "gap": gap, "palette": palette, "arc_width": arc_width},
         "homography_board_to_px": board_to_img.tolist(),
@@ -459,8 +461,8 @@ def _draw_hand(img, rng, reach, tile_px, size, tile_mask):
     return mask
 
 
-def _camera(img, rng, tile_mask, shadow, hand_mask, *, glare_at, seed, frame, light_k, awb, glare, blur, noise,
-            tile_px, jpeg_quality):
+def _camera(img, rng, tile_mask, shadow, hand_mask, *, glare_at, seed, frame, light_k, awb, exposure, glare, blur,
+            noise, tile_px, jpeg_quality):
     """Light, optics and sensor: colour cast, uneven light, shadows, glare, blur, noise, JPEG.
 
     The picture is encoded with gamma 2 (close to sRGB), so light that multiplies the linear image
@@ -478,7 +480,7 @@ def _camera(img, rng, tile_mask, shadow, hand_mask, *, glare_at, seed, frame, li
     vig = rng.uniform(0.1, 0.3)
     ga = rng.uniform(0, 2 * math.pi)
     gain = (1 - vig * (nx * nx + ny * ny) / 2) * (1 + rng.uniform(0, 0.25) * (nx * math.cos(ga) + ny * math.sin(ga)))
-    gain *= rng.uniform(0.9, 1.35)  # exposure
+    gain *= rng.uniform(0.9, 1.35) * exposure
     free = 1 - tile_mask[::q, ::q].astype(np.float32) / 255.0  # where shadows can fall: not on tile tops
     if hand_mask is not None:
         hand = hand_mask[::q, ::q].astype(np.float32) / 255.0
