@@ -7,8 +7,8 @@ A dataset folder is in the layout of dataset/dev (index.json, images/<id>.jpg an
 `--synthetic N` renders N photos with vision.synth over a wide range (warm to daylight, dim rooms,
 glare, tilt up to 20 degrees, tiles 40 px and up, every table texture, loose and face-down tiles,
 hands over the board, boards cut by the frame) and scores them the same way. Boards are compared up
-to a move and a turn of the whole grid. OpenCV runs on one
-thread (cv2.setNumThreads(1)), so the times are for one core.
+to a move and a turn of the whole grid. OpenCV runs on one thread (cv2.setNumThreads(1)), so the
+times are for one core.
 """
 
 from __future__ import annotations
