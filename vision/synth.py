@@ -331,7 +331,8 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
                    "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "exposure": exposure,
                    "table": table,
                    "glare": glare, "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality,
-                   "occluder": occluder, "gap": gap, "palette": palette, "arc_width": arc_width},
+                   "occluder": occluder, "center": center, "focus": focus, "gap": gap, "frame": frame,
+                   "palette": palette, "arc_width": arc_width},
         "homography_board_to_px": board_to_img.tolist(),
     })
     return img, truth
