@@ -38,12 +38,12 @@ FORMAT = "tantrix-pi-synth/1"
 
 # Pigments (BGR, sRGB) of the four arc colours and the back numbers, as a few printings/cameras show them.
 PALETTES = (
-    {"R": (38, 40, 182), "Y": (45, 200, 232), "G": (80, 138, 58), "B": (168, 72, 28)},  # real tiles
+    {"R": (8, 20, 140), "Y": (34, 212, 242), "G": (66, 109, 52), "B": (131, 40, 8)},  # measured on real tile photos
     {"R": (48, 48, 222), "Y": (34, 214, 244), "G": (72, 178, 40), "B": (214, 118, 34)},  # bright
     {"R": (44, 46, 200), "Y": (40, 206, 238), "G": (76, 156, 50), "B": (190, 96, 30)},  # between
 )
 BACK_INK = {"R": (40, 40, 200), "Y": (40, 205, 235), "G": (70, 160, 50), "B": (190, 95, 30), "W": (225, 225, 225)}
-BODIES = ((30, 29, 29), (50, 48, 48), (40, 38, 38))
+BODIES = ((20, 15, 15), (50, 48, 48), (40, 38, 38))
 """The tiles' black (BGR) with each palette: printed black photographs anywhere from near black to dark grey."""
 RIM = 14
 """How much lighter the rounded rim of a tile catches the light."""
