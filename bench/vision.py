@@ -68,7 +68,7 @@ def synthetic(n: int, seed: int):
         tile_px = float(min(rng.uniform(40, max(41.0, size[0] / 10)), max(40.0, fit)))
         spare = [t for t in range(1, 57) if t not in board.tiles]
         rng.shuffle(spare)
-        n_loose = int(rng.integers(1, 4)) if rng.random() < 0.3 and len(spare) > 4 else 0
+        n_loose = int(rng.integers(1, 7)) if rng.random() < 0.3 and len(spare) > 8 else 0
         n_down = int(rng.integers(1, 3)) if rng.random() < 0.2 and len(spare) > 4 else 0
         params = {
             "seed": int(seed * 100000 + i), "size": size, "tile_px": round(tile_px, 1),
@@ -79,6 +79,7 @@ def synthetic(n: int, seed: int):
             "blur": float(rng.uniform(0.3, 1.6)), "noise": float(rng.uniform(0.5, 2.0)),
             "jpeg_quality": int(rng.integers(60, 96)),
             "loose": spare[:n_loose], "face_down": spare[n_loose:n_loose + n_down],
+            "loose_style": "row" if rng.random() < 0.5 else "scattered",
         }
         if rng.random() < 0.15:  # a dim room: the camera's gain cannot make up for it, and the grain shows
             params["exposure"] = float(rng.uniform(0.25, 0.5))

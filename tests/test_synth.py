@@ -150,3 +150,24 @@ def test_random_boards_are_connected_legal_and_reproducible():
         assert len(board) == 40 and board.is_connected() and not board.mismatches()
         assert board == random_board(np.random.default_rng(seed), 40)
     assert random_board(np.random.default_rng(1), 30, legal=False).mismatches()
+
+
+def test_a_players_hand_lies_in_a_row_apart_from_the_board():
+    spare = [t for t in range(1, 57) if t not in BOARD.tiles][:6]
+    _, truth = render(BOARD, seed=6, size=(800, 600), tile_px=40, loose=spare, loose_style="row")
+    row = np.array([t["center_px"] for t in truth["tiles"] if not t["on_board"]])
+    steps = np.diff(row, axis=0)
+    assert np.allclose(np.linalg.norm(steps, axis=1), np.linalg.norm(steps[0]), rtol=0.1)  # evenly spaced
+    assert np.allclose(steps / np.linalg.norm(steps, axis=1)[:, None], steps[0] / np.linalg.norm(steps[0]), atol=0.05)
+    assert 40 < np.linalg.norm(steps[0]) < 60  # side by side, not touching
+    board = [t["center_px"] for t in truth["tiles"] if t["on_board"]]
+    assert min(math.dist(a, b) for a in row for b in board) > 60
+    assert all(t["fraction_in_image"] == 1.0 and t["loose_style"] == "row" for t in truth["tiles"] if not t["on_board"])
+
+
+@pytest.mark.parametrize("bad, message", [({"loose": [1]}, "not on the board"), ({"face_down": [99]}, "1..56"),
+                                          ({"loose": [50], "face_down": [50]}, "only once"),
+                                          ({"occluder": "cat"}, "occluder"), ({"loose_style": "pile"}, "row")])
+def test_impossible_scenes_are_refused(bad, message):
+    with pytest.raises(ValueError, match=message):
+        render(BOARD, size=SIZE, **bad)

@@ -263,8 +263,9 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
            light_k: float = 5000.0, awb: float = 0.6, exposure: float = 1.0, table: str = "wood", glare: float = 0.0,
            blur: float = 0.6, noise: float = 1.0, jpeg_quality: int | None = 85,
            loose: tuple[int, ...] | list[int] = (), face_down: tuple[int, ...] | list[int] = (),
-           occluder: str | tuple[float, float] | None = None, center: tuple[float, float] | None = None,
-           focus: tuple[float, float] | None = None, gap: float = 0.03, frame: int = 0) -> tuple[np.ndarray, dict]:
+           loose_style: str = "scattered", occluder: str | tuple[float, float] | None = None,
+           center: tuple[float, float] | None = None, focus: tuple[float, float] | None = None,
+           gap: float = 0.03, frame: int = 0) -> tuple[np.ndarray, dict]:
     """Photograph `board` on a table; returns (image BGR uint8 of `size` (w, h), truth dict).
 
     tile_px: tile size across flats at the image centre. yaw_deg: the board turned clockwise on the
@@ -274,12 +275,23 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     for). glare: strength of a specular spot (0 none, 1 blows out its centre). blur: gaussian sigma in
     pixels. noise: sensor noise (1 = a Pi camera in good light).
     jpeg_quality: None keeps the raw frame. loose / face_down: tile numbers lying apart from the board
-    (face up / showing their backs). occluder: "hand" (a hand and arm reaching over the board) or the
+    (face up / showing their backs); loose_style: "scattered", or "row" (the loose tiles side by side,
+    a player's hand). occluder: "hand" (a hand and arm reaching over the board) or the
     (x, y) pixel where the hand reaches. center: the image pixel under the board's focus point;
     focus: grid point (q, r) of the board put there (default: the board's middle); gap: the space
     between neighbouring tiles as a share of the circumradius. frame: varies only the sensor noise.
     """
     w, h = size
+    on_board = board.tiles
+    for n in [*loose, *face_down]:
+        if n not in TILES or n in on_board:
+            raise ValueError(f"loose or face-down tile {n!r}: give tile numbers 1..56 that are not on the board")
+    if len(set(loose) | set(face_down)) < len(loose) + len(face_down):
+        raise ValueError("a tile can lie apart from the board only once")
+    if loose_style not in ("scattered", "row"):
+        raise ValueError(f"loose_style {loose_style!r}: 'scattered' or 'row'")
+    if isinstance(occluder, str) and occluder != "hand":
+        raise ValueError(f"occluder {occluder!r}: 'hand' or the (x, y) pixel the hand reaches")
     # one random stream per part of the scene, so that a board growing frame by frame keeps its table and light
     rng, apart_rng, table_rng, hand_rng, light_rng = (np.random.default_rng([seed & 0xFFFFFFFF, part])
                                                       for part in (17, 18, 19, 20, 21))
@@ -292,7 +304,7 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
         lo, hi = np.min(pts, axis=0), np.max(pts, axis=0)
         fx, fy = (lo + hi) / 2.0
     else:
-        fx, fy = focus[0] * s * SQRT3 + focus[1] * s * SQRT3 / 2, focus[1] * 1.5 * s
+        fx, fy = centre(focus, s)
     cam = camera_homography(size, tilt_deg, tilt_azimuth_deg, center=center)
     board_to_img = cam @ _affine(yaw_deg, 0, 0) @ np.array([[1, 0, -fx], [0, 1, -fy], [0, 0, 1.0]])
 
@@ -304,11 +316,15 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
         dx, dy, twist = _hand_place(seed, p.tile, p.cell)
         cx, cy = centre(p.cell, s)
         items.append((p.tile, True, p, (cx + dx * s, cy + dy * s, 60.0 * p.rot + twist)))
-    apart = _place_apart(apart_rng, [i[3][:2] for i in items], len(loose) + len(face_down), s, board_to_img, size)
-    for n, (x, y, ang) in zip(loose, apart, strict=False):
-        items.append((n, True, None, (x, y, ang)))
-    for n, (x, y, ang) in zip(face_down, apart[len(loose):], strict=False):
-        items.append((n, False, None, (x, y, ang)))
+    taken = [i[3][:2] for i in items]
+    if loose_style == "row" and loose:
+        apart = _place_row(apart_rng, taken, len(loose), s, board_to_img, size)
+        apart += _place_apart(apart_rng, taken + [a[:2] for a in apart], len(face_down), s, board_to_img, size)
+    else:
+        apart = _place_apart(apart_rng, taken, len(loose) + len(face_down), s, board_to_img, size)
+    for n, up, (x, y, ang) in zip([*loose, *face_down], [True] * len(loose) + [False] * len(face_down), apart,
+                                  strict=True):
+        items.append((n, up, None, (x, y, ang)))
 
     radius = s * (1.0 - gap)
     img, tile_mask, shadow = _table_and_tiles(table_rng, kind=table, items=items, radius=radius,
@@ -316,7 +332,7 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
                                               palette=palette)
     hand_mask = None
     if occluder is not None:
-        reach = occluder if isinstance(occluder, tuple) else None
+        reach = tuple(occluder) if not isinstance(occluder, str) else None
         hand_mask = _draw_hand(img, hand_rng, reach, tile_px, size, tile_mask)
         tile_mask = cv2.subtract(tile_mask, hand_mask)  # tiles under the hand neither shine nor shade
     glare_at = _apply(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
@@ -324,18 +340,44 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     img = _camera(img, light_rng, tile_mask, shadow, hand_mask, glare_at=glare_at, seed=seed, frame=frame,
                   light_k=light_k, awb=awb, exposure=exposure, glare=glare, blur=blur, noise=noise, tile_px=tile_px,
                   jpeg_quality=jpeg_quality)
-    truth = _truth(items, radius, board_to_img, size, hand_mask, img if glare > 0 else None)
+    truth = _truth(items, radius, board_to_img, size, hand_mask, img if glare > 0 else None, loose_style)
     truth.update({
         "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(),
         "params": {"tile_px": tile_px, "yaw_deg": yaw_deg, "tilt_deg": tilt_deg,
                    "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "exposure": exposure,
-                   "table": table,
-                   "glare": glare, "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality,
-                   "occluder": occluder, "center": center, "focus": focus, "gap": gap, "frame": frame,
-                   "palette": palette, "arc_width": arc_width},
+                   "table": table, "glare": glare, "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality,
+                   "loose_style": loose_style, "occluder": occluder, "center": center, "focus": focus, "gap": gap,
+                   "frame": frame, "palette": palette, "arc_width": arc_width},
         "homography_board_to_px": board_to_img.tolist(),
     })
     return img, truth
+
+
+def _place_row(rng, taken, count, s, board_to_img, size):
+    """Poses for `count` tiles side by side in a row (a player's hand), inside the image, away from the board."""
+    w, h = size
+    inv = np.linalg.inv(board_to_img)
+    step = 1.12 * SQRT3 * s
+    best, best_d = None, -1.0
+    for _ in range(300):
+        u, v = rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h
+        x, y = _apply(inv, [(u, v)])[0]
+        a = rng.uniform(0, math.pi)
+        offsets = (np.arange(count) - (count - 1) / 2) * step
+        row = np.column_stack([x + offsets * math.cos(a), y + offsets * math.sin(a)])
+        img_pts = _apply(board_to_img, row)
+        margin = 0.6 * step
+        if not np.all((img_pts > margin) & (img_pts < np.array([w, h]) - margin)):
+            continue
+        d = min((math.dist(p, q) for p in row for q in taken), default=1e9)
+        if d > best_d:
+            best, best_d = (row, math.degrees(a)), d
+        if d > 3.2 * s:
+            break
+    if best is None:  # no room for the whole row: let it run out of the frame
+        best = (np.array([[3.2 * s * (i + 2), 0.0] for i in range(count)]), 0.0)
+    row, ang = best
+    return [(float(x), float(y), ang + float(rng.normal(0, 4))) for x, y in row]
 
 
 def _place_apart(rng, taken, count, s, board_to_img, size):
@@ -538,7 +580,7 @@ def _grain_field(w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(field, 0, 255).astype(np.uint8), np.clip(-field, 0, 255).astype(np.uint8)
 
 
-def _truth(items, radius, board_to_img, size, hand_mask, glared):
+def _truth(items, radius, board_to_img, size, hand_mask, glared, loose_style):
     """Per physical tile: where it is in the image, its corners and edge samples, what hides it.
 
     `glared` is the final image when there is glare: a tile whose face (shrunk to 85 %) has a median
@@ -594,6 +636,6 @@ def _truth(items, radius, board_to_img, size, hand_mask, glared):
         if p is not None:
             entry.update({"q": p.q, "r": p.r, "rot": p.rot})
         else:
-            entry["loose_style"] = "scattered"
+            entry["loose_style"] = loose_style if face_up else "scattered"
         tiles.append(entry)
     return {"tiles": tiles, "tile_size_px": {"across_flats_median": round(float(np.median(flats)), 2)}}
