@@ -231,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     loose = [sum(s.loose[i] for s in every) for i in (0, 1)]
     down = [sum(s.face_down[i] for s in every) for i in (0, 1)]
     legal = [s for s in every if s.legal]
-    print(f"\nloose tiles found: {loose[0]} of {loose[1]}; face-down tiles found: {down[0]} of {down[1]}")
+    print(f"\nloose tiles found: {loose[0]} of {loose[1]} ({sum(s.loose_named for s in every)} with the right number); "
+          f"face-down tiles found: {down[0]} of {down[1]}")
     print(f"false violations on legal boards: {sum(s.false_violations > 0 for s in legal)} of {len(legal)} boards "
           f"({sum(s.false_violations for s in legal)} mismatched edges among confident tiles)")
 

@@ -46,6 +46,6 @@ def test_a_perfect_reading_is_exact_and_finds_loose_tiles():
     loose = {"tile": 56 if 56 not in board.tiles else 55, "on_board": False, "face_up": True,
              "center_px": [900.0, 900.0], "across_flats_px": 80.0}
     det = Detection(tiles=[SeenTile(p, (0.0, 0.0), 0.99) for p in board.transformed(5, 7, 7)],
-                    loose=[Unread((910.0, 890.0), "loose")])
+                    loose=[Unread((910.0, 890.0), "loose", loose["tile"])])
     s = score(det, truth_of(board, [loose]))
-    assert s.exact and s.loose == (1, 1) and s.false_violations == 0 and not s.confident_wrong
+    assert s.exact and s.loose == (1, 1) and s.loose_named == 1 and s.false_violations == 0 and not s.confident_wrong

@@ -40,6 +40,8 @@ class Score:
     """True board tiles missing from the detected board and reported unreadable near their place."""
     loose: tuple[int, int] = (0, 0)
     """(found, true) loose tiles: found when a `loose` entry lies on the tile."""
+    loose_named: int = 0
+    """Loose tiles found with their number read right."""
     face_down: tuple[int, int] = (0, 0)
     """(found, true) face-down tiles."""
     legal: bool = True
@@ -124,7 +126,9 @@ def score(detection: Detection, truth: dict) -> Score:
                 s.unreadable += 1
         elif t["face_up"]:
             loose_true += 1
-            loose_found += _near(t["center_px"], detection.loose, radius) is not None
+            entry = _near(t["center_px"], detection.loose, radius)
+            loose_found += entry is not None
+            s.loose_named += entry is not None and entry.tile == t["tile"]
         else:
             down_true += 1
             down_found += _near(t["center_px"], detection.face_down, radius) is not None
