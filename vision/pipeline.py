@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -142,10 +142,53 @@ def _corners(g: Group, cell, scale: float) -> tuple:
 
 
 def detect(image: np.ndarray, profile=None) -> Detection:
-    """Read the board (and loose, face-down, unreadable tiles) in a BGR photo of the table."""
+    """Read the board (and loose, face-down, unreadable tiles) in a BGR photo of the table.
+
+    With a calibration profile (`calibration.Profile`) the photo is white-balanced, then rectified to a
+    top view of the table (or only undistorted), and every position is reported in raw photo pixels.
+    """
     image = _as_bgr(image)
-    if profile is not None:
-        image = profile.rectify(image) if hasattr(profile, "rectify") else image
+    if profile is None:
+        return _detect(image)
+    t = time.perf_counter()
+    view, to_raw = calibrated_view(image, profile)
+    prepared = time.perf_counter() - t
+    det = _detect(view)
+    det.timings = {"calibration": prepared, **det.timings}
+    return _in_raw_pixels(det, to_raw) if to_raw is not None else det
+
+
+def calibrated_view(image: np.ndarray, profile):
+    """The photo as the profile sees it best, and the map (N x 2 points) from that view back to the photo."""
+    if getattr(profile, "colour", None) is not None:
+        image = profile.white_balance(image)
+    if getattr(profile, "table", None) is not None:
+        return profile.rectify(image), profile.rectified_to_image
+    camera = getattr(profile, "camera", None)
+    if camera is not None:
+        from calibration.profile import distort_pixels
+
+        return profile.undistort(image), lambda pts: distort_pixels(pts, camera.matrix, camera.dist)
+    return image, None
+
+
+def _in_raw_pixels(det: Detection, to_raw) -> Detection:
+    """The detection with every centre and corner mapped from the calibrated view to the raw photo."""
+    def pt(p):
+        x, y = to_raw(np.array([p], dtype=np.float64))[0]
+        return (float(x), float(y))
+
+    def poly(c):
+        return tuple((round(float(x), 1), round(float(y), 1)) for x, y in to_raw(np.array(c))) if c else ()
+
+    det.tiles = [replace(t, center_px=pt(t.center_px), corners_px=poly(t.corners_px)) for t in det.tiles]
+    for name in ("unreadable", "loose", "face_down"):
+        setattr(det, name, [replace(u, center_px=pt(u.center_px), corners_px=poly(u.corners_px))
+                            for u in getattr(det, name)])
+    return det
+
+
+def _detect(image: np.ndarray) -> Detection:
     timings: dict[str, float] = {}
     t = time.perf_counter()
     found = find_tiles(image)

@@ -44,12 +44,10 @@ def _detect(args):
 
 
 def _profile(path: str):
-    """The calibration profile at `path`, when the calibration package provides profiles."""
-    try:
-        from calibration import profile as profiles
-    except ImportError:
-        raise TantrixError("--calibration: calibration profiles are not available in this installation") from None
-    return profiles.load(path)
+    """The calibration profile at `path` (ProfileError, one line and exit 2, when it is missing or bad)."""
+    from calibration import Profile
+
+    return Profile.load(path)
 
 
 def _write_overlay(args, image, det, notes=(), paths=()) -> None:
