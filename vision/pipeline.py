@@ -255,6 +255,7 @@ def _detect(image: np.ndarray) -> Detection:
 
     t = time.perf_counter()
     board_group = _board_group(cands, readings, len(groups))
+    _doubt_unmatched(cands, readings, board_group)
     for i, c in enumerate(cands):
         r = readings[i]
         on_board = c.group == board_group
@@ -278,6 +279,35 @@ def _detect(image: np.ndarray) -> Detection:
         det.tile_px = groups[board_group].lattice.tile_px() / scale
     timings["assemble"] = time.perf_counter() - t
     return det
+
+
+MATCH_RATE = 0.6
+"""Share of touching edges whose colours must agree before a board's reading is trusted at all."""
+DOUBT = 0.5
+"""Confidence left to tiles whose reading the board's colours contradict."""
+
+
+def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -> None:
+    """Lower the confidence of readings the golden rule contradicts, in place.
+
+    A board is laid colour to colour: when most touching edges disagree the lattice or the colours were
+    misread, so no tile of it is trusted; a tile that disagrees with every neighbour is doubted alone.
+    """
+    placed = {c.cell: i for i, c in enumerate(cands) if c.group == board_group and readings[i] is not None}
+    agree: dict[int, list[bool]] = {i: [] for i in placed.values()}
+    for cell, i in placed.items():
+        for d in range(3):
+            j = placed.get(neighbour(cell, d))
+            if j is not None:
+                ok = readings[i].colours[d] == readings[j].colours[opposite(d)]
+                agree[i].append(ok)
+                agree[j].append(ok)
+    pairs = sum(len(v) for v in agree.values()) // 2
+    matched = sum(sum(v) for v in agree.values()) // 2
+    board_doubtful = pairs >= 4 and matched < MATCH_RATE * pairs
+    for i, oks in agree.items():
+        if board_doubtful or (len(oks) >= 2 and not any(oks)):
+            readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
 
 
 def _board_group(cands: list[Candidate], readings: list, n_groups: int) -> int:

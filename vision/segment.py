@@ -54,11 +54,17 @@ def table_level(value: np.ndarray) -> float:
 
 
 def dark_mask(small: np.ndarray) -> np.ndarray:
-    """Pixels much darker than the table in every channel (uint8 0/1), thin specks and grain lines removed."""
-    value = cv2.medianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 2], 3)
-    threshold = DARK_RATIO * table_level(value)
-    mask = (value < threshold).astype(np.uint8)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    """Tile-black pixels (uint8 0/1): much darker than the table, or, on a coloured table (wood, felt),
+    colourless and not brighter than it; thin specks and grain lines removed."""
+    smooth = cv2.medianBlur(small, 3)
+    value = smooth.max(axis=2)
+    chroma = cv2.subtract(value, smooth.min(axis=2))
+    table_v = table_level(value)
+    mask = value < DARK_RATIO * table_v
+    table_c = table_level(chroma)
+    if table_c >= 20:  # the tiles' black is grey where the table is coloured, even when it is as dark
+        mask |= (chroma < 0.5 * table_c) & (value < 0.95 * table_v + 5)
+    return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
 def closing_size(band_px: float, tile_px: float | None = None) -> int:
