@@ -87,3 +87,14 @@ def spiral_board(numbers, rots=None) -> Board:
                    key=lambda c: (distance((0, 0), c), math.atan2(c[1], c[0] + c[1] / 2)))
     rots = rots or [(3 * i) % 6 for i in range(len(numbers))]
     return Board(Placement(n, q, r, k) for n, (q, r), k in zip(numbers, cells, rots, strict=False))
+
+
+def legal_board(n: int, seed: int = 0, avoid=()) -> Board:
+    """A board of n tiles whose touching edges agree (as real boards are laid), without the tiles `avoid`."""
+    from vision.synth import random_board
+
+    for k in range(100):
+        board = random_board(np.random.default_rng([seed, k]), n)
+        if len(board) == n and not board.tiles & set(avoid):
+            return board
+    raise AssertionError("no such board")

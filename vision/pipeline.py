@@ -6,7 +6,6 @@ Tiles are found on a downscaled copy; colours are sampled from the full-resoluti
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field, replace
 
@@ -48,8 +47,38 @@ def _crop(a: np.ndarray, bbox: tuple[int, int, int, int], pad: int) -> tuple[np.
     return a[y0:y + h + pad, x0:x + w + pad], x0, y0
 
 
+GOOD_FIT = 0.06
+"""Lattice cost (share of cells neither clearly full nor clearly empty) below which no other closing is tried."""
+
+
+def _size_from(dark: np.ndarray, k: int, band: float) -> tuple[float, float, float, np.ndarray] | None:
+    """Close the bands with a k-pixel closing; (cost, tile width, turn, mask) of the best hex lattice."""
+    mask = segment.close_bands(dark, k)
+    labels, found = segment.parts(mask, (max(dark.shape) / 200) ** 2)
+    best = None
+    # Each big group proposes widths from its edge period; the group whose outline fits a hex lattice best
+    # sets the width (a row of loose tiles at odd angles fits none well); every group then refines it.
+    for p in found[:3]:
+        crop, x0, y0 = _crop((labels == p.label).astype(np.uint8), p.bbox, 4)
+        xy, ang, wt = segment.boundary(crop)
+        if len(xy) < 12:
+            continue
+        theta = lattice.orientation(ang, wt)
+        box = (p.bbox[0] - x0, p.bbox[1] - y0, p.bbox[2], p.bbox[3])
+        origin = (p.centroid[0] - x0, p.centroid[1] - y0)
+        for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]:
+            cost = lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
+            if best is None or cost < best[0]:
+                best = (cost, w, theta, mask)
+    return best
+
+
 def find_tiles(image: np.ndarray) -> Found | None:
-    """Stage 2: the tiles' mask on a downscaled copy, and the tile size from the period of hexagon edges."""
+    """Stage 2: the tiles' mask on a downscaled copy, and the tile size from the period of hexagon edges.
+
+    The closing that fills the bands is sized from the bands' width; when the lattice then fits poorly
+    (bands blurred wider, glossy specks, wide painted arcs) a half and a double closing are tried too.
+    """
     small, scale = segment.downscale(image)
     dark = segment.dark_mask(small)
     region = segment.outline_region(dark)
@@ -57,32 +86,17 @@ def find_tiles(image: np.ndarray) -> Found | None:
         return None
     band = segment.band_width(dark, region[0])
     k = segment.closing_size(band)
-    mask = segment.close_bands(dark, k)
-    labels, found = segment.parts(mask, (max(dark.shape) / 200) ** 2)
-    if not found:
+    best = _size_from(dark, k, band)
+    if best is None or best[0] > GOOD_FIT:
+        for other in (max(3, (k // 2) | 1), 2 * k + 1):
+            trial = _size_from(dark, other, band)
+            if trial is not None and (best is None or trial[0] < best[0]):
+                best = trial
+    if best is None:
         return None
-    # Candidate widths come from each big group's edge period; the one that best explains all groups wins.
-    groups = []
-    for p in found[:3]:
-        crop, x0, y0 = _crop((labels == p.label).astype(np.uint8), p.bbox, 4)
-        xy, ang, wt = segment.boundary(crop)
-        if len(xy) >= 12:
-            theta = lattice.orientation(ang, wt)
-            box = (p.bbox[0] - x0, p.bbox[1] - y0, p.bbox[2], p.bbox[3])
-            groups.append((crop, theta, (p.centroid[0] - x0, p.centroid[1] - y0), box, p.area, xy, ang))
-    # Each group proposes widths from its edge period; the group whose outline fits a hex lattice best sets
-    # the width (a row of loose tiles at odd angles fits none well); every group then refines it.
-    best = (math.inf, None, 0.0)
-    for crop, theta, origin, box, _, xy, ang in groups:
-        for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]:
-            cost = lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
-            if cost < best[0]:
-                best = (cost, w, theta)
-    if best[1] is None:
-        return None
-    _, tile_px, theta = best
+    _, tile_px, theta, mask = best
     k_final = segment.closing_size(band, tile_px)
-    if k_final != k:
+    if k_final > k:
         mask = segment.close_bands(dark, k_final)
     labels, found = segment.parts(mask, 0.35 * tile_px * tile_px)
     return Found(small, scale, mask, labels, found, tile_px, theta)
@@ -205,11 +219,13 @@ def _detect(image: np.ndarray) -> Detection:
     cands: list[Candidate] = []
     for gi, g in enumerate(groups):
         for cell, f in sorted(g.lattice.coverage.items()):
-            if f < PARTLY:
+            if f < PARTLY * g.lattice.inside[cell]:
                 continue
             where, corners = _center(g, cell, scale), _corners(g, cell, scale)
-            if g.lattice.inside[cell] < IN_FRAME or not _in_frame(corners, image.shape):
-                if f >= COVERED:
+            inside = g.lattice.inside[cell]
+            if inside < IN_FRAME or not _in_frame(corners, image.shape):
+                # judged on the part in view: a tile half out of the frame is still a tile
+                if inside >= 0.25 and f / inside >= COVERED:
                     det.unreadable.append(Unread(where, "cut by the frame edge", corners_px=corners))
                 continue
             if f < COVERED:
