@@ -101,9 +101,10 @@ def spacing_candidates(xy: np.ndarray, angles: np.ndarray, theta: float, lo: flo
         if sel.sum() < 6:
             continue
         p = xy[sel] @ np.array([math.cos(a), math.sin(a)])
-        p = p[:: max(1, len(p) // 1000)]
-        phase = np.exp(2j * np.pi * p[None, :] / periods[:, None])
-        power += np.abs(phase.mean(axis=1)) * math.sqrt(sel.sum())
+        p = p[:: max(1, len(p) // 400)].astype(np.float32)
+        phase = (2 * np.pi) * p[None, :] / periods[:, None].astype(np.float32)
+        coherence = np.hypot(np.cos(phase).mean(axis=1), np.sin(phase).mean(axis=1))
+        power += coherence * math.sqrt(sel.sum())
     if not power.any():
         return []
     peaks = [i for i in range(1, len(power) - 1) if power[i] >= power[i - 1] and power[i] >= power[i + 1]]

@@ -51,8 +51,9 @@ GOOD_FIT = 0.06
 """Lattice cost (share of cells neither clearly full nor clearly empty) below which no other closing is tried."""
 
 
-def _size_from(dark: np.ndarray, k: int, band: float) -> tuple[float, float, float, np.ndarray] | None:
-    """Close the bands with a k-pixel closing; (cost, tile width, turn, mask) of the best hex lattice."""
+def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
+    """Close the bands with a k-pixel closing; (cost, tile width, turn, mask, labels, parts) of the best
+    hex lattice."""
     mask = segment.close_bands(dark, k)
     labels, found = segment.parts(mask, (max(dark.shape) / 200) ** 2)
     best = None
@@ -69,7 +70,7 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple[float, float, flo
         for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]:
             cost = lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
             if best is None or cost < best[0]:
-                best = (cost, w, theta, mask)
+                best = (cost, w, theta, mask, labels, found)
     return best
 
 
@@ -94,11 +95,12 @@ def find_tiles(image: np.ndarray) -> Found | None:
                 best = trial
     if best is None:
         return None
-    _, tile_px, theta, mask = best
-    k_final = segment.closing_size(band, tile_px)
-    if k_final > k:
-        mask = segment.close_bands(dark, k_final)
-    labels, found = segment.parts(mask, 0.35 * tile_px * tile_px)
+    _, tile_px, theta, mask, labels, found = best
+    if segment.closing_size(band, tile_px) > k:
+        mask = segment.close_bands(dark, segment.closing_size(band, tile_px))
+        labels, found = segment.parts(mask, 0.35 * tile_px * tile_px)
+    else:
+        found = [p for p in found if p.area >= 0.35 * tile_px * tile_px]
     return Found(small, scale, mask, labels, found, tile_px, theta)
 
 
@@ -270,7 +272,7 @@ def _detect(image: np.ndarray) -> Detection:
     timings["decode"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    board_group = _board_group(cands, readings, len(groups))
+    board_group = _board_group(cands, readings, len(groups), image.shape)
     _doubt_unmatched(cands, readings, board_group)
     for i, c in enumerate(cands):
         r = readings[i]
@@ -326,12 +328,14 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
 
 
-def _board_group(cands: list[Candidate], readings: list, n_groups: int) -> int:
-    """The group that is the board: most touching edges whose colours match, then most tiles.
+def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -> int:
+    """The group that is the board: most touching edges whose colours match, then most tiles, then the one
+    nearest the middle of the photo (the camera looks at the board).
 
     A player's row of loose tiles may have as many tiles as a young board, but its neighbours' colours meet
     only by chance.
     """
+    middle = np.array([shape[1] / 2, shape[0] / 2])
     best, best_key = -1, None
     for gi in range(n_groups):
         placed = {c.cell: r for c, r in zip(cands, readings, strict=True) if c.group == gi and r is not None}
@@ -343,7 +347,8 @@ def _board_group(cands: list[Candidate], readings: list, n_groups: int) -> int:
                 other = placed.get(neighbour((q, r), d))
                 if other is not None and reading.colours[d] == other.colours[opposite(d)]:
                     matched += 1
-        key = (matched, len(placed))
+        spot = np.mean([c.center_px for c in cands if c.group == gi], axis=0)
+        key = (matched, len(placed), -float(np.linalg.norm(spot - middle)))
         if best_key is None or key > best_key:
             best, best_key = gi, key
     return best
