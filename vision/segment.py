@@ -16,7 +16,9 @@ WORK_SIDE = 1100
 """The image is halved until its long side is at most this; tiles are found in that copy."""
 
 DARK_RATIO = 0.62
-"""A pixel is tile-black when its brightest channel is below this share of the table's brightness."""
+"""A pixel is tile-black when its brightest channel is below this share of the table's brightness..."""
+FLOOR_RATIO = 0.85
+"""... and below this share of the table's darkest common brightness (a checked cloth's dark squares)."""
 
 
 @dataclass
@@ -45,12 +47,22 @@ def _median(values: np.ndarray) -> float:
     return float(np.searchsorted(np.cumsum(hist), values.size / 2))
 
 
-def table_level(value: np.ndarray) -> float:
-    """Brightness of the table: the median of a ring along the image border (mostly table in any photo)."""
+def _ring(value: np.ndarray) -> np.ndarray:
     h, w = value.shape
     m = max(2, min(h, w) // 12)
-    ring = np.concatenate([value[:m].ravel(), value[-m:].ravel(), value[:, :m].ravel(), value[:, -m:].ravel()])
-    return max(_median(ring), _median(value[::3, ::3]))
+    return np.concatenate([value[:m].ravel(), value[-m:].ravel(), value[:, :m].ravel(), value[:, -m:].ravel()])
+
+
+def table_level(value: np.ndarray) -> float:
+    """Brightness of the table: the median of a ring along the image border (mostly table in any photo)."""
+    return max(_median(_ring(value)), _median(value[::3, ::3]))
+
+
+def table_floor(value: np.ndarray) -> float:
+    """The darkest common brightness of the table (3rd percentile of the border ring): the dark squares
+    of a checked cloth, the dark grain of wood."""
+    hist = np.cumsum(np.bincount(_ring(value).ravel(), minlength=256))
+    return float(np.searchsorted(hist, 0.03 * hist[-1]))
 
 
 def dark_mask(small: np.ndarray) -> np.ndarray:
@@ -60,7 +72,7 @@ def dark_mask(small: np.ndarray) -> np.ndarray:
     value = smooth.max(axis=2)
     chroma = cv2.subtract(value, smooth.min(axis=2))
     table_v = table_level(value)
-    mask = value < DARK_RATIO * table_v
+    mask = value < min(DARK_RATIO * table_v, FLOOR_RATIO * table_floor(value))
     table_c = table_level(chroma)
     if table_c >= 20:  # the tiles' black is grey where the table is coloured, even when it is as dark
         mask |= (chroma < 0.5 * table_c) & (value < 0.95 * table_v + 5)
