@@ -91,7 +91,7 @@ def test_unreadable_blob_is_located_on_a_cell():
     assert u.cells == [(-1, 1)]
 
 
-def test_tile_gone_needs_twice_the_frames():
+def test_tile_gone_needs_more_frames():
     t = Tracker(TWO, stable_frames=2)
     t.motion()
     assert feed(t, seen(ONE), 3) == []
@@ -105,7 +105,7 @@ def test_turned_and_moved_tiles():
     [c] = feed(t, seen(B((1, 0, 0, 0), (2, 1, 0, 5))), 1)
     assert [ch.kind for ch in c.changes] == ["turned"]
     t.motion()
-    [c] = feed(t, seen(B((1, 0, 0, 0), (2, 0, 1, 5))), 2)
+    [c] = feed(t, seen(B((1, 0, 0, 0), (2, 0, 1, 5))), 3)
     assert [(ch.kind, ch.before.cell, ch.after.cell) for ch in c.changes] == [("moved", (1, 0), (0, 1))]
 
 

@@ -165,6 +165,14 @@ class Store:
                 self.db.execute("INSERT INTO events (game, board, kind, text, data, at) VALUES (?, ?, ?, ?, ?, ?)",
                                 (game, board_id, e.kind, e.text, json.dumps(e.data), now))
 
+    def log_events(self, game: int, events: list[Event]) -> None:
+        """Store events that come with no new board (a tile that cannot be read)."""
+        now = time.time()
+        with self._tx():
+            for e in events:
+                self.db.execute("INSERT INTO events (game, board, kind, text, data, at) VALUES (?, NULL, ?, ?, ?, ?)",
+                                (game, e.kind, e.text, json.dumps(e.data), now))
+
     def _tx(self):
         return _Transaction(self.db)
 

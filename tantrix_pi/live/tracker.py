@@ -23,6 +23,9 @@ Transform = tuple[int, int, int]
 
 IDENTITY: Transform = (0, 0, 0)
 
+REMOVAL_EXTRA = 2
+"""Extra agreeing frames needed before tiles that vanished count as removed."""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -159,8 +162,8 @@ class Tracker:
         self.last_cells = cells
         if self.streak < self.stable_frames:
             return None
-        if self.committed.cells - cells and self.streak < 2 * self.stable_frames:
-            return None  # tiles gone: a hand resting still could hide them, so wait twice as long
+        if self.committed.cells - cells and self.streak < self.stable_frames + REMOVAL_EXTRA:
+            return None  # tiles gone: a hand resting still could hide them, so wait longer
         bad_cells, bad_px = unreadable_cells(det, self.transform)
         board, unsure = self._decide(cells)
         unsure = sorted(set(unsure) | set(bad_cells))

@@ -1,0 +1,188 @@
+"""The live loop: frame source -> motion gate -> detector -> tracker -> referee -> store -> sinks.
+
+`run` and `demo` both drive this loop; only the source and the sinks differ.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.referee import Outcome, Referee, Setup
+from tantrix_pi.live.sdnotify import Notifier
+from tantrix_pi.live.sinks import Sink, View
+from tantrix_pi.live.sources import CameraGone, EndOfRecording, FrameSource
+from tantrix_pi.live.store import Event, Store
+from tantrix_pi.live.tracker import Commit, Tracker, Unsure
+from vision.detection import Detection
+
+log = logging.getLogger("tantrix_pi.live")
+
+Detector = Callable[[np.ndarray], Detection]
+
+IMPORTANT = ("game_over", "illegal", "unsure", "solved", "not_solved", "bag_empty", "taken_back", "removed",
+             "placed", "turned", "moved", "forced", "corrected")
+"""Event kinds in the order the screen's message line prefers them."""
+
+
+@dataclass
+class Stats:
+    """Counters and timings of one run (the bench reads them)."""
+
+    frames: int = 0
+    skipped: int = 0
+    detected: int = 0
+    commits: int = 0
+    camera_lost: int = 0
+    gate_s: list[float] = field(default_factory=list)
+    detect_s: list[float] = field(default_factory=list)
+    frame_index_of_commit: list[int] = field(default_factory=list)
+
+
+class LiveLoop:
+    """One referee session over a frame source; resumes the stored game when its setup is the same."""
+
+    def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
+                 stable_frames: int = 3, min_confidence: float = 0.8, motion: float = 0.004,
+                 notifier: Notifier | None = None, retry_s: float = 1.0, stall_s: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.source, self.detect, self.store, self.sink = source, detect, store, sink
+        self.notifier = notifier or Notifier(address="")
+        self.retry_s, self.stall_s, self.clock, self.sleep = retry_s, stall_s, clock, sleep
+        self.gate = MotionGate(motion)
+        self.stats = Stats()
+        current = store.current_game()
+        if current is not None and Setup.from_dict(current[1]) == setup:
+            self.game, self.resumed = current[0], True
+        else:
+            self.game, self.resumed = store.new_game(setup.to_dict()), False
+        board = store.board(self.game)
+        self.referee = Referee(setup, board, store.moves(self.game))
+        self.tracker = Tracker(board, stable_frames, min_confidence)
+        self.camera_up = False
+        self.ready_sent = False
+        self.last_frame_at: float | None = None
+        self.stop_requested = False
+
+    # -- camera -----------------------------------------------------------------------------------
+    def _open(self) -> bool:
+        try:
+            self.source.open()
+        except CameraGone as e:
+            self._lost(e)
+            return False
+        if self.stats.camera_lost:
+            self._say([Event("camera", "Camera is back.", {})])
+        self.camera_up = True
+        self.gate.reset()
+        self.tracker.motion()  # anything may have changed while the camera was away
+        if not self.ready_sent:
+            self.ready_sent = True
+            self.notifier.ready(f"camera up; game {self.game}")
+        return True
+
+    def _lost(self, e: Exception) -> None:
+        if self.camera_up or not self.stats.camera_lost:
+            self.stats.camera_lost += 1
+            self._say([Event("camera", f"Camera lost: {e}. Retrying.", {})])
+            self.notifier.status(f"camera lost: {e}")
+        if self.camera_up:
+            try:
+                self.source.close()
+            except Exception:  # the device is already gone; closing it can fail too
+                log.debug("closing a lost camera failed", exc_info=True)
+        self.camera_up = False
+
+    # -- one frame ----------------------------------------------------------------------------------
+    def step(self) -> bool:
+        """Take and judge one frame; False once a replayed recording has ended."""
+        self.notifier.watchdog()
+        if not self.camera_up and not self._open():
+            self.sleep(self.retry_s)
+            return True
+        try:
+            frame = self.source.read()
+            if frame is None or not getattr(frame, "size", 0):
+                raise CameraGone("the camera returned no image")
+        except CameraGone as e:
+            self._lost(e)
+            self.sleep(self.retry_s)
+            return True
+        except EndOfRecording:
+            return False
+        now = self.clock()
+        if self.last_frame_at is not None and now - self.last_frame_at > self.stall_s:
+            log.warning("no frame for %.1f s: treating the table as changed", now - self.last_frame_at)
+            self.gate.reset()
+            self.tracker.motion()
+        self.last_frame_at = now
+        self.stats.frames += 1
+        t0 = time.perf_counter()
+        moving = self.gate.moving(frame)
+        t1 = time.perf_counter()
+        self.stats.gate_s.append(t1 - t0)
+        if moving:
+            self.stats.skipped += 1
+            self.tracker.motion()
+            return True
+        det = self.detect(frame)
+        self.stats.detect_s.append(time.perf_counter() - t1)
+        self.stats.detected += 1
+        result = self.tracker.observe(det)
+        if isinstance(result, Commit):
+            out = self.referee.commit(result)
+            self.store.commit(self.game, result.board, out.added, out.removed, out.events)
+            self.stats.commits += 1
+            self.stats.frame_index_of_commit.append(self.stats.frames - 1)
+            self._say(out.events, out)
+        elif isinstance(result, Unsure):
+            out = self.referee.unsure(result)
+            self.store.log_events(self.game, out.events)
+            self._say(out.events, out)
+        return True
+
+    def run(self) -> int:
+        """Judge frames until a recording ends or `stop()`; returns the number of frames read."""
+        if self.resumed:
+            self._say([Event("resumed", f"Resuming game {self.game}: {len(self.referee.board)} tiles on the table.",
+                             {"game": self.game, "tiles": len(self.referee.board)})])
+        try:
+            while not self.stop_requested and self.step():
+                pass
+        finally:
+            self.notifier.stopping()
+            if self.camera_up:
+                self.source.close()
+                self.camera_up = False
+        return self.stats.frames
+
+    def stop(self) -> None:
+        """Ask the loop to finish after the current frame (SIGTERM handler)."""
+        self.stop_requested = True
+
+    # -- announcing -------------------------------------------------------------------------------
+    def _say(self, events: list[Event], out: Outcome | None = None) -> None:
+        for e in events:
+            self.sink.announce(e)
+        if out is not None and events:
+            self.sink.show(self.view(events, out))
+
+    def view(self, events: list[Event] = (), out: Outcome | None = None) -> View:
+        """The screen's state after these events."""
+        ref = self.referee
+        ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
+        forced = next((e.data["spaces"] for e in events if e.kind == "forced"), None)
+        if forced is None:
+            from tantrix_pi import rules
+
+            forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
+                      for f in rules.forced_space_report(ref.board)]
+        scores = next((e.data["scores"] for e in events if e.kind in ("scores", "game_over")), {})
+        last = out.added[-1].placement if out and out.added else None
+        return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores,
+                    ref.turns.player if ref.setup.is_game else None, last)

@@ -1,0 +1,116 @@
+"""Where announcements go, behind one interface: console/log, a JSON-lines stream, the display, the voice."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.live.store import Event
+
+log = logging.getLogger("tantrix_pi.live")
+
+
+@dataclass
+class View:
+    """What the referee would show now: last message, forced spaces, scores, whose turn, the board."""
+
+    message: str = ""
+    board: Board = field(default_factory=Board)
+    forced: list[dict] = field(default_factory=list)
+    """{"letter", "cell", "needs"} as in the `forced` event."""
+    scores: dict[str, int] = field(default_factory=dict)
+    turn: str | None = None
+    last: Placement | None = None
+
+
+class Sink:
+    """Receives every event, in order, after it is stored; `show(view)` after each batch."""
+
+    def announce(self, event: Event) -> None:
+        """One event, as soon as it is safe in the store."""
+
+    def show(self, view: View) -> None:
+        """The state after a batch of events (for screens)."""
+
+    def close(self) -> None:
+        """Release what the sink holds."""
+
+
+class ConsoleSink(Sink):
+    """Prints each announcement as one line (stdout is the journal under systemd)."""
+
+    def __init__(self, stream=None) -> None:
+        import sys
+
+        self.stream = stream or sys.stdout
+
+    def announce(self, event: Event) -> None:
+        print(event.text, file=self.stream, flush=True)
+
+
+class LogSink(Sink):
+    """Announcements as log records (INFO; illegal and unsure ones as WARNING)."""
+
+    def announce(self, event: Event) -> None:
+        level = logging.WARNING if event.kind in ("illegal", "unsure", "removed", "camera") else logging.INFO
+        log.log(level, "%s: %s", event.kind, event.text)
+
+
+class JsonLinesSink(Sink):
+    """One JSON object per event, appended to a file (flushed each line), for tools and tests."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = self.path.open("a", encoding="utf-8")
+
+    def announce(self, event: Event) -> None:
+        self.file.write(json.dumps({"t": round(time.time(), 3), "kind": event.kind, "text": event.text,
+                                    "data": event.data}) + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class MemorySink(Sink):
+    """Keeps events and views in lists (tests, benches, the demo)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.views: list[View] = []
+
+    def announce(self, event: Event) -> None:
+        self.events.append(event)
+
+    def show(self, view: View) -> None:
+        self.views.append(view)
+
+
+class Sinks(Sink):
+    """Several sinks as one; a sink that fails is logged and skipped, never stops the referee."""
+
+    def __init__(self, sinks: list[Sink]) -> None:
+        self.sinks = list(sinks)
+
+    def announce(self, event: Event) -> None:
+        for s in self.sinks:
+            try:
+                s.announce(event)
+            except Exception:  # a broken screen or speaker must not lose the game
+                log.exception("sink %s failed", type(s).__name__)
+
+    def show(self, view: View) -> None:
+        for s in self.sinks:
+            try:
+                s.show(view)
+            except Exception:
+                log.exception("sink %s failed", type(s).__name__)
+
+    def close(self) -> None:
+        for s in self.sinks:
+            s.close()

@@ -1,0 +1,157 @@
+import io
+
+import numpy as np
+import pytest
+from live_fakes import B, detect_frame, frame_of, scene_frames
+
+from tantrix_pi.live.loop import LiveLoop
+from tantrix_pi.live.recording import play_random_game, script
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.sinks import ConsoleSink, MemorySink, Sinks
+from tantrix_pi.live.sources import CameraGone, FrameSource, sequence_source
+from tantrix_pi.live.store import Store
+
+GAME = [p for _, p in play_random_game(3)]
+
+
+def run_loop(tmp_path, frames, setup=None, **kw):
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect_frame, store, setup or Setup(), sink, **kw)
+    loop.run()
+    return loop, sink, store
+
+
+def kinds(sink):
+    return [e.kind for e in sink.events]
+
+
+def test_replay_announces_each_placement_once_and_the_illegal_one_taken_back(tmp_path):
+    moves = GAME[:8]
+    loop, sink, store = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=5)))
+    placed = [e.data["tile"] for e in sink.events if e.kind == "placed"]
+    assert placed == [p.tile for p in moves]
+    illegal = [e for e in sink.events if e.kind == "illegal"]
+    assert len(illegal) == 1 and illegal[0].data["violations"][0]["rule"] == "golden-rule"
+    # the sequence around the mistake: placed 5th, illegal, taken back, placed 6th
+    seq = [(e.kind, e.data.get("tile")) for e in sink.events if e.kind in ("placed", "illegal", "taken_back")]
+    bad = illegal[0].data["tile"]
+    assert seq[4:8] == [("placed", moves[4].tile), ("illegal", bad), ("taken_back", bad), ("placed", moves[5].tile)]
+    assert [m.placement for m in store.moves(loop.game)] == moves
+    assert store.board(loop.game) == B(*[(p.tile, p.q, p.r, p.rot) for p in moves])
+    assert [e.kind for e in store.events(loop.game)] == kinds(sink)  # everything announced was stored
+    assert "scores" in kinds(sink)
+
+
+def test_a_hand_over_the_board_never_yields_an_event(tmp_path):
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    frames = [frame_of(board)] * 5
+    for k in range(40):  # a hand wanders over the table, never still
+        frames.append(frame_of(board, hand=True, seed=k))
+    frames += [frame_of(board)] * 5
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    LiveLoop(sequence_source(frames[:5]), detect_frame, store, Setup(), sink).run()
+    before = len(sink.events)
+    loop = LiveLoop(sequence_source(frames), detect_frame, store, Setup(), sink)
+    loop.run()
+    assert kinds(sink)[before:] == ["resumed"]
+    assert loop.stats.skipped >= 40
+
+
+class FlakyCamera(FrameSource):
+    """Plays frames, but raises, returns nothing or stalls where told (fault injection)."""
+
+    def __init__(self, frames, faults, clock):
+        self.frames, self.faults, self.clock = frames, faults, clock
+        self.i = 0
+        self.opened = 0
+        self.down_until = -1.0
+
+    def open(self):
+        if self.clock[0] < self.down_until:
+            raise CameraGone("no camera on /dev/video0")
+        self.opened += 1
+
+    def read(self):
+        from tantrix_pi.live.sources import EndOfRecording
+
+        if self.i >= len(self.frames):
+            raise EndOfRecording()
+        fault = self.faults.pop(self.i, None)
+        if fault == "raise":
+            self.down_until = self.clock[0] + 3.0  # unplugged for 3 s
+            raise CameraGone("camera unplugged")
+        if fault == "none":
+            return None
+        if fault == "stall":
+            self.clock[0] += 10.0
+        frame = self.frames[self.i]
+        self.i += 1
+        self.clock[0] += 0.1
+        return frame
+
+
+def test_camera_faults_are_reported_and_recovered_without_losing_a_move(tmp_path):
+    moves = GAME[:6]
+    frames = scene_frames(script(moves, still=6, hand=2))
+    clock = [0.0]
+    cam = FlakyCamera(frames, {7: "raise", 15: "none", 25: "stall", 33: "raise"}, clock)
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+
+    def sleep(s):
+        clock[0] += s
+
+    loop = LiveLoop(cam, detect_frame, store, Setup(), sink, clock=lambda: clock[0], sleep=sleep, retry_s=1.0)
+    loop.run()
+    texts = [e.text for e in sink.events if e.kind == "camera"]
+    assert texts[0] == "Camera lost: camera unplugged. Retrying."
+    assert "Camera is back." in texts
+    assert sum(t.startswith("Camera lost") for t in texts) == 3
+    assert [m.placement for m in store.moves(loop.game)] == moves
+    assert cam.opened == 4  # the first open and three recoveries
+
+
+def test_camera_back_within_five_seconds(tmp_path):
+    clock = [0.0]
+    frames = [frame_of(B())] * 3
+    cam = FlakyCamera(frames, {1: "raise"}, clock)
+    cam_back_at = []
+    sink = MemorySink()
+
+    class Watch(MemorySink):
+        def announce(self, e):
+            if e.text == "Camera is back.":
+                cam_back_at.append(clock[0])
+
+    loop = LiveLoop(cam, detect_frame, Store(tmp_path / "s.db"), Setup(), Sinks([sink, Watch()]),
+                    clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop.run()
+    assert cam_back_at and cam_back_at[0] - cam.down_until <= 5.0
+
+
+def test_resume_after_restart_announces_nothing_again(tmp_path):
+    moves = GAME[:4]
+    frames = scene_frames(script(moves, still=4, hand=2))
+    _, sink1, _ = run_loop(tmp_path, frames)
+    loop, sink2, store = run_loop(tmp_path, [frames[-1]] * 8)
+    assert kinds(sink2) == ["resumed"]
+    assert [m.placement for m in store.moves(loop.game)] == moves
+
+
+def test_console_sink_prints_lines():
+    out = io.StringIO()
+    from tantrix_pi.live.store import Event
+
+    ConsoleSink(out).announce(Event("placed", "Red plays tile 3 at (0,0).", {}))
+    assert out.getvalue() == "Red plays tile 3 at (0,0).\n"
+
+
+@pytest.mark.parametrize("mode", ["free"])
+def test_free_play_judges_only_the_golden_rule(tmp_path, mode):
+    moves = GAME[:6]
+    loop, sink, _ = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=3)), Setup(mode, []))
+    assert [e.kind for e in sink.events].count("illegal") == 1
+    assert "scores" not in kinds(sink)
+    assert np.all([e.data.get("player") is None for e in sink.events if e.kind == "placed"])
