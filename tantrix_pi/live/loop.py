@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -164,6 +165,11 @@ class LiveLoop:
     def stop(self) -> None:
         """Ask the loop to finish after the current frame (SIGTERM handler)."""
         self.stop_requested = True
+
+    def stop_on_signals(self) -> None:
+        """SIGTERM (systemd's stop) and SIGINT (Ctrl-C) finish the current frame, then stop cleanly."""
+        signal.signal(signal.SIGTERM, lambda *_: self.stop())
+        signal.signal(signal.SIGINT, lambda *_: self.stop())
 
     # -- announcing -------------------------------------------------------------------------------
     def _say(self, events: list[Event], out: Outcome | None = None) -> None:

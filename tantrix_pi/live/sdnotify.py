@@ -29,6 +29,7 @@ class Notifier:
             return False
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+                s.setblocking(False)  # a full queue must never stall the referee: the ping is dropped
                 s.sendto(message.encode(), self.address)
             return True
         except OSError:

@@ -114,3 +114,52 @@ class Sinks(Sink):
     def close(self) -> None:
         for s in self.sinks:
             s.close()
+
+
+SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera")
+"""Event kinds worth saying aloud (placements and scores are on the screen)."""
+
+
+class DisplaySink(Sink):
+    """The devices package's Display (luma screen or PNG frames), fed a Screen after each batch."""
+
+    def __init__(self, display) -> None:
+        self.display = display
+
+    @classmethod
+    def open(cls, kind: str, directory: str = "") -> DisplaySink:
+        from tantrix_pi.devices.display import open_display
+
+        spec = f"png:{directory}" if kind == "png" else kind
+        return cls(open_display(spec, fallback_dir=directory or None))
+
+    def show(self, view: View) -> None:
+        from tantrix_pi.devices.screen import Forced, Screen
+
+        forced = tuple(Forced(f["letter"], tuple(f["cell"]), "".join(c for c in f["needs"] if c))
+                       for f in view.forced)
+        self.display.show(Screen(message=view.message, forced=forced, scores=tuple(view.scores.items()),
+                                 turn=view.turn, board=view.board, last=view.last))
+
+    def close(self) -> None:
+        self.display.close()
+
+
+class VoiceSink(Sink):
+    """The devices package's voice (espeak-ng, never blocking), for the kinds in SPOKEN."""
+
+    def __init__(self, voice) -> None:
+        self.voice = voice
+
+    @classmethod
+    def open(cls, language: str = "en") -> VoiceSink:
+        from tantrix_pi.devices.voice import open_voice
+
+        return cls(open_voice(True, language=language))
+
+    def announce(self, event: Event) -> None:
+        if event.kind in SPOKEN:
+            self.voice.say(event.text)
+
+    def close(self) -> None:
+        self.voice.close()
