@@ -21,6 +21,9 @@ from tantrix_pi.live.sinks import JsonLinesSink  # noqa: E402
 from tantrix_pi.live.sources import EndOfRecording, FrameSource  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
 
+HOLD_S = 4.0
+"""Seconds the final table stays on view after the recording, so a late restart still sees it."""
+
 DRIVER_PATH = str(Path(__file__).resolve())
 
 
@@ -35,9 +38,9 @@ class TableClock(FrameSource):
     def read(self):
         time.sleep(1.0 / self.fps / 2)
         i = int((time.time() - self.t0) * self.fps)
-        if i >= len(self.frames):
+        if i >= len(self.frames) + HOLD_S * self.fps:
             raise EndOfRecording()
-        return self.frames[i]
+        return self.frames[min(i, len(self.frames) - 1)]  # the finished table stays on view
 
 
 def main():

@@ -91,14 +91,16 @@ def test_loop_sends_ready_when_the_camera_is_up_and_pings_the_watchdog(tmp_path)
     got = []
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
         s.bind(path)
-        s.settimeout(0.5)
+        s.settimeout(0.1)
+        done = threading.Event()
 
         def listen():
-            try:
-                while True:
+            while True:
+                try:
                     got.append(s.recv(200).decode())
-            except OSError:
-                pass
+                except TimeoutError:
+                    if done.is_set():
+                        return
 
         listener = threading.Thread(target=listen)
         listener.start()
@@ -111,6 +113,7 @@ def test_loop_sends_ready_when_the_camera_is_up_and_pings_the_watchdog(tmp_path)
         loop = LiveLoop(sequence_source(frames, fps=200), slow_detect, Store(tmp_path / "s.db"), Setup(),
                         MemorySink(), notifier=Notifier(path, every=0.0))
         loop.run()
+        done.set()
         listener.join()
     assert got[0] == "WATCHDOG=1" and got[1].startswith("READY=1")
     assert got.count("WATCHDOG=1") >= len(frames) and got[-1] == "STOPPING=1"
