@@ -38,22 +38,24 @@ import json  # noqa: E402
 import numpy as np  # noqa: E402
 
 FRAME = (120, 160)
+HEADER = 6
+"""Rows at the top of a fake frame that carry the board's JSON."""
 
 
 def frame_of(board: Board, hand: bool = False, seed: int = 0) -> np.ndarray:
-    """A small BGR frame: tiles drawn as bright squares, the board's JSON in the first row; a hand is a
+    """A small BGR frame: tiles drawn as bright squares, the board's JSON in the top rows; a hand is a
     random blob over the middle (what the motion gate must catch)."""
     img = np.full((*FRAME, 3), 60, np.uint8)
     for p in board:
         x, y = centre(p.cell, 6.0)
         cx, cy = int(80 + x), int(60 + y)
-        img[max(1, cy - 4):cy + 4, max(0, cx - 4):cx + 4] = (40 * p.rot % 255, 5 * p.tile % 255, 200)
+        img[max(HEADER, cy - 4):cy + 4, max(0, cx - 4):cx + 4] = (40 * p.rot % 255, 5 * p.tile % 255, 200)
     shown = [] if hand else list(board)  # under a hand the detector would miss tiles: show it none
     data = json.dumps([[p.tile, p.q, p.r, p.rot] for p in shown]).encode()
-    row = np.zeros(FRAME[1] * 3, np.uint8)
+    row = np.zeros(HEADER * FRAME[1] * 3, np.uint8)
     row[:2] = divmod(len(data), 256)
     row[2:2 + len(data)] = np.frombuffer(data, np.uint8)
-    img[0] = row.reshape(FRAME[1], 3)
+    img[:HEADER] = row.reshape(HEADER, FRAME[1], 3)
     if hand:
         rng = np.random.default_rng(seed)
         img[20:110, 30:130] = rng.integers(0, 255, (90, 100, 3), dtype=np.uint8)
@@ -62,7 +64,7 @@ def frame_of(board: Board, hand: bool = False, seed: int = 0) -> np.ndarray:
 
 def detect_frame(img: np.ndarray, confidence: float = 0.95) -> Detection:
     """Read back the board a `frame_of` frame carries (a hand hides it: nothing is read)."""
-    row = img[0].reshape(-1)
+    row = img[:HEADER].reshape(-1)
     n = int(row[0]) * 256 + int(row[1])
     try:
         tiles = json.loads(bytes(row[2:2 + n]).decode())

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from live_fakes import detect_frame, scene_frames  # noqa: E402
 
 from tantrix_pi.live.loop import LiveLoop  # noqa: E402
-from tantrix_pi.live.recording import play_random_game, script  # noqa: E402
+from tantrix_pi.live.recording import game_moves, script  # noqa: E402
 from tantrix_pi.live.referee import Setup  # noqa: E402
 from tantrix_pi.live.sinks import JsonLinesSink  # noqa: E402
 from tantrix_pi.live.sources import EndOfRecording, FrameSource  # noqa: E402
@@ -28,7 +28,7 @@ DRIVER_PATH = str(Path(__file__).resolve())
 
 
 def game(n):
-    return [p for _, p in play_random_game(3)][:n]
+    return game_moves(3, n)
 
 
 class TableClock(FrameSource):

@@ -5,13 +5,13 @@ import pytest
 from live_fakes import B, detect_frame, frame_of, scene_frames
 
 from tantrix_pi.live.loop import LiveLoop
-from tantrix_pi.live.recording import play_random_game, script
+from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, MemorySink, Sinks
 from tantrix_pi.live.sources import CameraGone, FrameSource, sequence_source
 from tantrix_pi.live.store import Store
 
-GAME = [p for _, p in play_random_game(3)]
+GAME = game_moves(3)
 
 
 def run_loop(tmp_path, frames, setup=None, **kw):
@@ -155,3 +155,23 @@ def test_free_play_judges_only_the_golden_rule(tmp_path, mode):
     assert [e.kind for e in sink.events].count("illegal") == 1
     assert "scores" not in kinds(sink)
     assert np.all([e.data.get("player") is None for e in sink.events if e.kind == "placed"])
+
+
+def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
+    from tantrix_pi.game import record_from_dict, replay_game
+    from tantrix_pi.live.recording import load_record, placements
+
+    rec = load_record()
+    moves = placements(rec)
+    setup = Setup("game", ["R", "Y"])
+    loop, sink, store = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=9)), setup)
+    assert [m.placement for m in store.moves(loop.game)] == moves
+    k = kinds(sink)
+    assert k.count("placed") == 56 and k.count("illegal") == 1 and k.count("taken_back") == 1
+    assert k.count("bag_empty") == 1 and k[-1] == "game_over"
+    bag = next(e for e in sink.events if e.kind == "bag_empty")
+    assert bag.data["tiles"] == 56 - 12
+    engine, _ = replay_game(record_from_dict(rec))
+    over = sink.events[-1]
+    assert over.data["winners"] == engine.winners()
+    assert over.data["scores"] == {p: s.score for p, s in engine.scores().items()}

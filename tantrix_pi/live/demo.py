@@ -20,7 +20,7 @@ from tantrix_pi.board import Placement
 from tantrix_pi.grid import SQRT3, centre
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.loop import LiveLoop
-from tantrix_pi.live.recording import Scene, load_record, script
+from tantrix_pi.live.recording import Scene, load_record, placements, script
 from tantrix_pi.live.service import NotAvailable, make_detector, setup_of
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, MemorySink, Sink, Sinks
 from tantrix_pi.live.sources import ReplaySource
@@ -42,7 +42,7 @@ class Demo:
     @classmethod
     def bundled(cls, still: int = STILL, hand: int = HAND) -> Demo:
         rec = load_record()
-        moves = [Placement(m["tile"], m["q"], m["r"], m["rot"]) for m in rec["moves"]]
+        moves = placements(rec)
         d = rec["demo"]
         pts = np.array([centre(p.cell) for p in moves])
         mx, my = (pts.min(axis=0) + pts.max(axis=0)) / 2  # the whole game's middle stays put in the photos
@@ -79,7 +79,7 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None) -> tupl
     cfg = config_mod.from_dict({"camera": {"source": "folder", "path": "(bundled recording)"},
                                 "gate": {"stable_frames": 2},
                                 "display": {"kind": "png", "dir": str(out / "display")},
-                                "mode": {"kind": "game", "players": ["red", "blue"]},
+                                "mode": {"kind": "game", "players": load_record()["players"]},
                                 "paths": {"state_dir": str(out)}}, "demo")
     demo = Demo.bundled()
     sinks: list[Sink] = [ConsoleSink() if console else MemorySink(), JsonLinesSink(cfg.events_path)]

@@ -191,4 +191,4 @@ class LiveLoop:
         scores = next((e.data["scores"] for e in events if e.kind in ("scores", "game_over")), {})
         last = out.added[-1].placement if out and out.added else None
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores,
-                    ref.turns.player if ref.setup.is_game else None, last)
+                    ref.turn, last)

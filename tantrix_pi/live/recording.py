@@ -9,15 +9,11 @@ then taken back.
 from __future__ import annotations
 
 import json
-import random
 from dataclasses import dataclass
 from importlib import resources
 
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.tiles import ALL_NUMBERS
-
-HAND = 6
 
 
 @dataclass(frozen=True)
@@ -28,56 +24,6 @@ class Scene:
     frames: int
     hand: bool = False
     note: str = ""
-
-
-def play_random_game(seed: int, players: int = 2) -> list[tuple[int, Placement]]:
-    """A whole legal game (every tile played), as (player index, placement) in order.
-
-    Turns are "fills, one free move, fills" (docs/rules.md section 2); hands of six are refilled from a
-    shuffled bag. A deadlocked game is dropped and the next seed tried.
-    """
-    for attempt in range(100):
-        moves = _try_game(random.Random(seed * 1000 + attempt), players)
-        if moves is not None:
-            return moves
-    raise RuntimeError(f"no complete game found from seed {seed}")
-
-
-def _try_game(rng: random.Random, players: int) -> list[tuple[int, Placement]] | None:
-    bag = list(ALL_NUMBERS)
-    rng.shuffle(bag)
-    hands = [[bag.pop() for _ in range(HAND)] for _ in range(players)]
-    board = Board()
-    moves: list[tuple[int, Placement]] = []
-
-    def play(turn: int, p: Placement) -> None:
-        board.place(p)
-        hands[turn].remove(p.tile)
-        moves.append((turn, p))
-        if bag:
-            hands[turn].append(bag.pop())
-
-    def fills(turn: int) -> None:
-        while True:
-            forced = set(rules.forced_spaces(board))
-            options = [p for p in rules.legal_placements(board, hands[turn], not bag) if p.cell in forced]
-            if not options:
-                return
-            play(turn, rng.choice(options))
-
-    turn = 0
-    while len(board) < len(ALL_NUMBERS):
-        fills(turn)
-        if hands[turn]:
-            free = rules.legal_placements(board, hands[turn], not bag)
-            if not free:
-                return None  # deadlock: try another shuffle
-            play(turn, rng.choice(free))
-            fills(turn)
-        elif not any(hands):
-            break
-        turn = (turn + 1) % players
-    return moves if len(board) == len(ALL_NUMBERS) else None
 
 
 def an_illegal_placement(board: Board, tiles: list[int]) -> Placement:
@@ -113,3 +59,15 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
 def load_record(name: str = "demo-game.json") -> dict:
     """A game record bundled with the package (`tantrix_pi/data/`)."""
     return json.loads(resources.files("tantrix_pi").joinpath(f"data/{name}").read_text())
+
+
+def placements(record: dict) -> list[Placement]:
+    """The placements of a `tantrix-game/1` record in order (ends of turn left out)."""
+    return [Placement(m["tile"], m["q"], m["r"], m["rot"]) for m in record["moves"] if not m.get("end_turn")]
+
+
+def game_moves(seed: int, n: int | None = None) -> list[Placement]:
+    """The first n placements of a random legal 2-player game (tantrix_pi.selfplay), for tests and benches."""
+    from tantrix_pi.selfplay import random_game
+
+    return [m.placement for m in random_game(2, seed=seed).moves][:n]

@@ -9,18 +9,18 @@ only ever reach it as `Unsure`, which it turns into "can't read the tile at ..."
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
+from tantrix_pi.game import Game, IllegalMove, bag_empty_at
 from tantrix_pi.grid import Cell, neighbours
 from tantrix_pi.live.store import Event, Move
 from tantrix_pi.live.tracker import Change, Commit, Unsure
 from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES
 
-HAND = 6
-"""Tiles in each player's hand while the bag lasts."""
-
+log = logging.getLogger("tantrix_pi.live")
 
 def cell_text(cell: Cell) -> str:
     return f"({cell[0]},{cell[1]})"
@@ -52,7 +52,7 @@ class Setup:
     @property
     def bag_empty_at(self) -> int:
         """Tiles on the table when the bag runs out (docs/rules.md section 2)."""
-        return len(ALL_NUMBERS) - HAND * len(self.players)
+        return bag_empty_at(len(self.players))
 
 
 @dataclass
@@ -64,49 +64,19 @@ class Outcome:
     events: list[Event] = field(default_factory=list)
 
 
-class Turns:
-    """Whose placement it is, from what the board alone shows (docs/rules.md section 4).
-
-    A turn is "fills, one free move, fills": a placement into a forced space belongs to the player on
-    turn; a second free (non-forced) placement starts the next player's turn. `end_turn()` (a button)
-    passes the turn explicitly.
-    """
-
-    def __init__(self, players: list[str]) -> None:
-        self.players = players
-        self.index = 0
-        self.free_taken = False
-
-    @property
-    def player(self) -> str:
-        return self.players[self.index]
-
-    def end_turn(self) -> None:
-        self.index = (self.index + 1) % len(self.players)
-        self.free_taken = False
-
-    def play(self, forced: bool) -> str:
-        """The player who made a placement (forced: into a forced space) and the turn after it."""
-        if not forced:
-            if self.free_taken:
-                self.end_turn()
-            self.free_taken = True
-        return self.player
-
-
 class Referee:
-    """Judges commits for one game; rebuilt from the stored board and moves after a restart."""
+    """Judges commits for one game; rebuilt from the stored board and moves after a restart.
+
+    The physical board (`board`) holds every tile on the table, an illegal one included, and is what
+    placements are judged against. In a game, the legal moves are also played on the rules engine's
+    `Game`, which says whose turn it is ("fills, one free move, fills", hands unknown) and the result.
+    """
 
     def __init__(self, setup: Setup, board: Board | None = None, moves: list[Move] = ()) -> None:
         self.setup = setup
         self.board = board.copy() if board is not None else Board()
         self.moves = list(moves)
-        self.turns = Turns(setup.players)
-        replay = Board()
-        for m in self.moves:
-            if setup.is_game:
-                self.turns.play(m.placement.cell in rules.forced_spaces(replay))
-            replay.place(m.placement)
+        self._rebuild_game()
         self.forced_said = self._forced_key(rules.forced_space_report(self.board))
         self.bag_was_empty = self.bag_empty
         self.over = self._finished()
@@ -166,10 +136,34 @@ class Referee:
             cells.add(p.cell)
         return order
 
+    @property
+    def turn(self) -> str | None:
+        """The colour of the player to move (None outside a game)."""
+        return self.game.turn if self.game is not None else None
+
+    def _rebuild_game(self) -> None:
+        """The rules engine's game from the legal moves in order (after a restart, a removal or a change)."""
+        self.game = Game(self.setup.players) if self.setup.is_game else None
+        if self.game is None:
+            return
+        for m in self.moves:
+            if m.legal:
+                try:
+                    self.game.push(m.placement)
+                except IllegalMove:  # legal on the table with an illegal tile beside it: not in the game
+                    log.info("move %d (%s) stays out of the game record", m.seq, m.placement)
+
     def _placed(self, p: Placement, work: Board, out: Outcome) -> None:
         forced = p.cell in rules.forced_spaces(work)
         violations = self._violations(work, p)
-        player = self.turns.play(forced) if self.setup.is_game else None
+        player = None
+        if self.game is not None:
+            player = self.game.turn
+            if not violations:
+                try:
+                    player = self.game.push(p).move.player
+                except IllegalMove as e:
+                    violations = list(e.violations)
         work.place(p)
         move = Move(self.next_seq, player, p, not violations)
         self.moves.append(move)
@@ -202,19 +196,12 @@ class Referee:
         if move is not None:
             self.moves.remove(move)
             out.removed.append(move.seq)
-            if last and self.setup.is_game:
-                self._rewind_turns()
+            if move.legal:
+                self._rebuild_game()
         kind = "taken_back" if last else "removed"
         text = (f"Tile {p.tile} taken back from {cell_text(p.cell)}." if last
                 else f"Tile {p.tile} was removed from {cell_text(p.cell)}: it was not the last tile played.")
         out.events.append(Event(kind, text, {"tile": p.tile, "cell": list(p.cell)}))
-
-    def _rewind_turns(self) -> None:
-        self.turns = Turns(self.setup.players)
-        replay = Board()
-        for m in self.moves:
-            self.turns.play(m.placement.cell in rules.forced_spaces(replay))
-            replay.place(m.placement)
 
     def _changed(self, ch: Change, work: Board, out: Outcome) -> None:
         a, b = ch.before, ch.after
@@ -226,6 +213,7 @@ class Referee:
                 out.added.append(self.moves[i])
         violations = [] if ch.kind == "corrected" else self._violations(work, b)
         work.place(b)
+        self._rebuild_game()
         data = {"tile": b.tile, "cell": list(b.cell), "rot": b.rot, "was": a.to_dict()}
         if ch.kind == "corrected":
             out.events.append(Event("corrected", f"Correction: the tile at {cell_text(b.cell)} is tile {b.tile}"
