@@ -52,6 +52,7 @@ def test_game_export_writes_the_record(tmp_path, capsys):
         [(p.tile, p.q, p.r, p.rot) for p in game(5)]
     assert rec["moves"][0]["player"] == "red"
     assert main(["game", "replay", str(out)]) == 0  # the engine accepts the exported record move by move
+    capsys.readouterr()
     assert main(["game", "export", "--state-dir", str(tmp_path)]) == 0
     assert json.loads(capsys.readouterr().out) == rec
 
