@@ -8,15 +8,18 @@ loop is the one `run` drives; only the source (this replay) and the state folder
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 import time
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from tantrix_pi.board import Placement
+from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import SQRT3, centre
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.loop import LiveLoop
@@ -26,8 +29,9 @@ from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, MemorySink, Sink, 
 from tantrix_pi.live.sources import ReplaySource
 from tantrix_pi.live.store import Store
 
-STILL, HAND = 3, 2
-"""Frames per still table and per hand pass in the demo recording (the demo runs with stable_frames 2)."""
+STILL, HAND = 3, 1
+"""Frames per still table and per hand pass in the demo recording (the demo runs with stable_frames 2: the
+first still frame after a hand is motion, the next two agree)."""
 
 
 @dataclass
@@ -51,22 +55,43 @@ class Demo:
                   "tile_px": d["tile_px"], "focus": focus}
         return cls(moves, rec["players"], script(moves, still, hand, d["illegal_after"]), render)
 
-    def frames(self) -> Iterator[np.ndarray]:
-        """Every frame of the recording, rendered as it is needed (a still scene is photographed once)."""
-        from vision.synth import render
-
+    def shots(self) -> Iterator[tuple[Board, tuple[float, float] | None, int, int]]:
+        """(board, hand reach or None, frame number, times shown) for each photo the recording needs."""
         w, h = self.render["size"]
-        opts = {k: v for k, v in self.render.items() if k in ("seed", "size", "yaw_deg", "tile_px", "focus")}
         for i, scene in enumerate(self.scenes):
             if scene.hand:
                 for j in range(scene.frames):
                     t = (j + 1) / (scene.frames + 1)
-                    reach = (w * (0.15 + 0.6 * t), h * (0.25 + 0.4 * ((i * 7) % 5) / 4))
-                    yield render(scene.board, occluder=reach, frame=i * 100 + j, **opts)[0]
+                    yield scene.board, (w * (0.2 + 0.5 * t), h * (0.3 + 0.1 * (i % 4))), i * 100 + j, 1
             else:
-                img = render(scene.board, frame=i * 100, **opts)[0]
-                for _ in range(scene.frames):
-                    yield img
+                yield scene.board, None, i * 100, scene.frames  # a still table: one photo, several frames
+
+    def frames(self, ahead: int = 3) -> Iterator[np.ndarray]:
+        """Every frame of the recording, photographed `ahead` shots in advance by a worker process."""
+        shots = iter(self.shots())
+        pending: deque = deque()
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            def submit() -> None:
+                shot = next(shots, None)
+                if shot is not None:
+                    board, reach, frame, times = shot
+                    pending.append((pool.submit(photograph, board, reach, frame, self.render), times))
+
+            for _ in range(ahead):
+                submit()
+            while pending:
+                future, times = pending.popleft()
+                submit()
+                image = future.result()
+                for _ in range(times):
+                    yield image
+
+
+def photograph(board: Board, reach: tuple[float, float] | None, frame: int, options: dict) -> np.ndarray:
+    """One photo of the demo's table by vision.synth (a hand reaching to `reach` when given)."""
+    from vision.synth import render
+
+    return render(board, occluder=reach, frame=frame, **options)[0]
 
 
 def run_demo(out: Path, console: bool = True, extra: Sink | None = None) -> tuple[LiveLoop, Demo, float]:
