@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.store import Store, StoreError
@@ -58,6 +59,7 @@ def cmd_run(args) -> int:
 
 def cmd_demo(args) -> int:
     from tantrix_pi.live.demo import run_demo
+    from tantrix_pi.live.tracker import apply, register
 
     out = Path(args.out)
     loop, demo, elapsed = run_demo(out)
@@ -68,13 +70,14 @@ def cmd_demo(args) -> int:
     frames = len(list((out / "display").glob("*.png")))
     print(f"demo: wrote {out}/display/ ({frames} display frames), {out}/demo.gif, {out}/events.jsonl, "
           f"{out}/state.db")
-    if stored == demo.moves:
+    # the camera has its own grid: compare the stored moves with the record after laying one on the other
+    t = register(Board(demo.moves), stored)
+    seen = [apply(t, p) for p in stored]
+    if seen == demo.moves:
         print(f"demo: all {len(demo.moves)} placements recognised in order, as recorded")
         return EXIT_OK
-    missing = [p for p in demo.moves if p not in stored]
-    extra = [p for p in stored if p not in demo.moves]
-    print(f"demo: {len(stored)} placements stored, {len(missing)} of the recording missing, {len(extra)} wrong: "
-          + ", ".join(str(p) for p in (missing + extra)[:6]))
+    wrong = [f"#{i + 1} {p}" for i, (p, q) in enumerate(zip(seen, demo.moves, strict=False)) if p != q]
+    print(f"demo: {len(seen)} placements stored for {len(demo.moves)} recorded; differing: " + ", ".join(wrong[:5]))
     return EXIT_NO
 
 

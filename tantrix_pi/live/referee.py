@@ -79,6 +79,7 @@ class Referee:
         self._rebuild_game()
         self.forced_said = self._forced_key(rules.forced_space_report(self.board))
         self.bag_was_empty = self.bag_empty
+        self.scores_said = self.scores() if setup.is_game else {}
         self.over = self._finished()
 
     # -- state ------------------------------------------------------------------------------------
@@ -251,8 +252,10 @@ class Referee:
                                         {"tiles": len(board)}))
             self.bag_was_empty = empty
             scores = self.scores()
-            out.events.append(Event("scores", "Scores: " + ", ".join(
-                f"{colour_name(c)} {s}" for c, s in scores.items()) + ".", {"scores": scores}))
+            if scores != self.scores_said:
+                self.scores_said = scores
+                out.events.append(Event("scores", "Scores: " + ", ".join(
+                    f"{colour_name(c)} {s}" for c, s in scores.items()) + ".", {"scores": scores}))
             if self._finished() and not self.over:
                 self.over = True
                 out.events.append(self._game_over(scores))

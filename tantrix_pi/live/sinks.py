@@ -92,24 +92,30 @@ class MemorySink(Sink):
 
 
 class Sinks(Sink):
-    """Several sinks as one; a sink that fails is logged and skipped, never stops the referee."""
+    """Several sinks as one; a sink that fails is reported once and skipped, never stops the referee."""
 
     def __init__(self, sinks: list[Sink]) -> None:
         self.sinks = list(sinks)
+        self.failed: set[int] = set()
+
+    def _each(self, method: str, arg) -> None:
+        for s in self.sinks:
+            try:
+                getattr(s, method)(arg)
+            except Exception as e:  # a broken screen or speaker must not lose the game
+                if id(s) not in self.failed:
+                    self.failed.add(id(s))
+                    log.error("%s failed (%s: %s); the referee goes on without it until it recovers",
+                              type(s).__name__, type(e).__name__, e)
+                    log.debug("sink failure", exc_info=True)
+            else:
+                self.failed.discard(id(s))
 
     def announce(self, event: Event) -> None:
-        for s in self.sinks:
-            try:
-                s.announce(event)
-            except Exception:  # a broken screen or speaker must not lose the game
-                log.exception("sink %s failed", type(s).__name__)
+        self._each("announce", event)
 
     def show(self, view: View) -> None:
-        for s in self.sinks:
-            try:
-                s.show(view)
-            except Exception:
-                log.exception("sink %s failed", type(s).__name__)
+        self._each("show", view)
 
     def close(self) -> None:
         for s in self.sinks:
