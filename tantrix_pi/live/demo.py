@@ -44,16 +44,18 @@ class Demo:
     render: dict
 
     @classmethod
-    def bundled(cls, still: int = STILL, hand: int = HAND) -> Demo:
+    def bundled(cls, still: int = STILL, hand: int = HAND, moves: int | None = None, **render) -> Demo:
+        """The bundled game (its first `moves` placements), `render` overriding size, tile_px, ..."""
         rec = load_record()
-        moves = placements(rec)
+        moves = placements(rec)[:moves]
         d = rec["demo"]
         pts = np.array([centre(p.cell) for p in moves])
         mx, my = (pts.min(axis=0) + pts.max(axis=0)) / 2  # the whole game's middle stays put in the photos
         focus = (float(mx / SQRT3 - my / 3.0), float(my / 1.5))
         render = {"seed": d["photo_seed"], "size": tuple(d["size"]), "yaw_deg": d["yaw_deg"],
-                  "tile_px": d["tile_px"], "focus": focus}
-        return cls(moves, rec["players"], script(moves, still, hand, d["illegal_after"]), render)
+                  "tile_px": d["tile_px"], "focus": focus, **render}
+        illegal = d["illegal_after"] if d["illegal_after"] < len(moves) else None
+        return cls(moves, rec["players"], script(moves, still, hand, illegal), render)
 
     def shots(self) -> Iterator[tuple[Board, tuple[float, float] | None, int, int]]:
         """(board, hand reach or None, frame number, times shown) for each photo the recording needs."""

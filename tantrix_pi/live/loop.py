@@ -188,7 +188,7 @@ class LiveLoop:
 
             forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
                       for f in rules.forced_space_report(ref.board)]
-        scores = next((e.data["scores"] for e in events if e.kind in ("scores", "game_over")), {})
+        scores = ref.scores() if ref.setup.is_game else {}
         last = out.added[-1].placement if out and out.added else None
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores,
                     ref.turn, last)
