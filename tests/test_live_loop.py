@@ -175,3 +175,36 @@ def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
     over = sink.events[-1]
     assert over.data["winners"] == engine.winners()
     assert over.data["scores"] == {p: s.score for p, s in engine.scores().items()}
+
+
+def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
+    from tantrix_pi.board import Board
+    from tantrix_pi.rules import forced_spaces
+
+    # the first fill of the game: whose it is depends on whether the turn was ended before it
+    k = next(i for i, p in enumerate(GAME) if p.cell in forced_spaces(Board(GAME[:i])))
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(scene_frames(script(GAME[:k], still=4, hand=2))), detect_frame, store,
+                    Setup(), sink)
+    loop.commands.put(("end_turn", None))  # before any tile: red has not made a free move
+    loop.run()
+    assert sink.events[0].kind == "refused" and "has not made a free move" in sink.events[0].text
+    mover = [e for e in sink.events if e.kind == "placed"][-1].data["player"]
+    loop.commands.put(("end_turn", None))
+    loop.commands.put(("undo", None))
+    loop.step()  # the recording is over: only the commands run
+    assert [e.kind for e in sink.events[-2:]] == ["end_turn", "hint"]
+    last = GAME[k - 1]
+    assert sink.events[-1].text == f"To undo, take tile {last.tile} off ({last.q},{last.r})."
+    # after a restart the ended turn still counts: the fill is the next player's, not the mover's
+    frames = scene_frames(script(GAME[:k + 1], still=4, hand=2))[-6:]
+    sink2 = MemorySink()
+    loop2 = LiveLoop(sequence_source(frames), detect_frame, store, Setup(), sink2)
+    loop2.run()
+    [fill] = [e for e in sink2.events if e.kind == "placed"]
+    assert fill.data["forced"] and fill.data["player"] == ({"R": "B", "B": "R"}[mover])
+    loop2.commands.put(("new_game", None))
+    loop2.step()
+    assert sink2.events[-1].kind == "new_game" and loop2.game != loop.game
+    assert len(loop2.referee.board) == 0 and store.current_game()[0] == loop2.game

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import logging
+import queue
 import signal
 import time
 from collections.abc import Callable
@@ -62,13 +63,37 @@ class LiveLoop:
             self.game, self.resumed = current[0], True
         else:
             self.game, self.resumed = store.new_game(setup.to_dict()), False
-        board = store.board(self.game)
-        self.referee = Referee(setup, board, store.moves(self.game))
-        self.tracker = Tracker(board, stable_frames, min_confidence)
+        self.stable_frames, self.min_confidence = stable_frames, min_confidence
+        self.commands: queue.Queue[tuple[str, Setup | None]] = queue.Queue()
+        """("end_turn" | "undo" | "new_game", setup) from the buttons' menu, taken between frames."""
+        self._load_game()
         self.camera_up = False
         self.ready_sent = False
         self.last_frame_at: float | None = None
         self.stop_requested = False
+
+    def _load_game(self) -> None:
+        board = self.store.board(self.game)
+        ends = [e.data["after"] for e in self.store.events(self.game) if e.kind == "end_turn"]
+        self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game), ends)
+        self.tracker = Tracker(board, self.stable_frames, self.min_confidence)
+
+    def _command(self, name: str, setup: Setup | None) -> None:
+        if name == "end_turn":
+            out = self.referee.end_turn()
+        elif name == "undo":
+            out = self.referee.undo()
+        elif name == "new_game":
+            self.game = self.store.new_game((setup or self.referee.setup).to_dict())
+            self._load_game()
+            out = Outcome(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
+        else:
+            log.warning("unknown command %r", name)
+            return
+        stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
+        if stored:
+            self.store.log_events(self.game, stored)
+        self._say(out.events, out)
 
     # -- camera -----------------------------------------------------------------------------------
     def _open(self) -> bool:
@@ -103,6 +128,8 @@ class LiveLoop:
     def step(self) -> bool:
         """Take and judge one frame; False once a replayed recording has ended."""
         self.notifier.watchdog()
+        while not self.commands.empty():
+            self._command(*self.commands.get_nowait())
         if not self.camera_up and not self._open():
             self.sleep(self.retry_s)
             return True

@@ -72,10 +72,13 @@ class Referee:
     `Game`, which says whose turn it is ("fills, one free move, fills", hands unknown) and the result.
     """
 
-    def __init__(self, setup: Setup, board: Board | None = None, moves: list[Move] = ()) -> None:
+    def __init__(self, setup: Setup, board: Board | None = None, moves: list[Move] = (),
+                 turn_ends: list[int] = ()) -> None:
+        """`turn_ends`: after which move (seq) a player ended the turn with the button, in order."""
         self.setup = setup
         self.board = board.copy() if board is not None else Board()
         self.moves = list(moves)
+        self.turn_ends = list(turn_ends)
         self._rebuild_game()
         self.forced_said = self._forced_key(rules.forced_space_report(self.board))
         self.bag_was_empty = self.bag_empty
@@ -147,12 +150,44 @@ class Referee:
         self.game = Game(self.setup.players) if self.setup.is_game else None
         if self.game is None:
             return
+        ends = list(self.turn_ends)
         for m in self.moves:
             if m.legal:
                 try:
                     self.game.push(m.placement)
                 except IllegalMove:  # legal on the table with an illegal tile beside it: not in the game
                     log.info("move %d (%s) stays out of the game record", m.seq, m.placement)
+            while ends and ends[0] == m.seq:
+                ends.pop(0)
+                try:
+                    self.game.end_turn()
+                except IllegalMove:
+                    log.info("an end of turn after move %d no longer applies", m.seq)
+
+    # -- the buttons ------------------------------------------------------------------------------
+    def end_turn(self) -> Outcome:
+        """The player to move ends the turn (the next button); refused, with the reason, when they may not."""
+        if self.game is None:
+            return Outcome()
+        player = self.game.turn
+        try:
+            nxt = self.game.end_turn()
+        except IllegalMove as e:
+            reasons = [v.message for v in e.violations]
+            return Outcome(events=[Event("refused", f"{colour_name(player).capitalize()} cannot end the turn yet: "
+                                         f"{'; '.join(reasons)}.", {"player": player, "reasons": reasons})])
+        after = self.moves[-1].seq if self.moves else 0
+        self.turn_ends.append(after)
+        return Outcome(events=[Event("end_turn", f"{colour_name(player).capitalize()} ends the turn: "
+                                     f"{colour_name(nxt)} to play.", {"player": player, "after": after, "next": nxt})])
+
+    def undo(self) -> Outcome:
+        """The back button: the camera decides what lies on the table, so say which tile to take off."""
+        if not self.moves:
+            return Outcome(events=[Event("hint", "Nothing to undo: no tile has been played.", {})])
+        p = self.moves[-1].placement
+        return Outcome(events=[Event("hint", f"To undo, take tile {p.tile} off {cell_text(p.cell)}.",
+                                     {"tile": p.tile, "cell": list(p.cell)})])
 
     def _placed(self, p: Placement, work: Board, out: Outcome) -> None:
         forced = p.cell in rules.forced_spaces(work)
