@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 from pathlib import Path
 
 from tantrix_pi.board import Board
@@ -32,7 +33,7 @@ def register(cli) -> None:
 def cmd_run(args) -> int:
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.sdnotify import Notifier
-    from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks
+    from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
     from tantrix_pi.live.sinks import Sinks
 
     cfg = config_mod.load(args.config)
@@ -46,11 +47,16 @@ def cmd_run(args) -> int:
                     stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
                     motion=cfg.gate["motion"], notifier=Notifier())
     loop.stop_on_signals()
+    stop = threading.Event()
+    buttons = start_buttons(cfg, loop.commands, stop)
     log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
              cfg.camera["source"])
     try:
         loop.run()
     finally:
+        stop.set()
+        if buttons is not None:
+            buttons.close()
         sink.close()
         store.close()
     log.info("referee stopped after %d frames", loop.stats.frames)

@@ -81,3 +81,52 @@ def device_sinks(cfg: Config) -> list[Sink]:
 def standard_sinks(cfg: Config, console: bool = True) -> list[Sink]:
     """Console (or log), the JSON-lines stream and the devices."""
     return [ConsoleSink() if console else LogSink(), JsonLinesSink(cfg.events_path), *device_sinks(cfg)]
+
+
+def setup_of_settings(settings) -> Setup:
+    """The Setup a devices menu `Settings` describes."""
+    if settings.mode == "game":
+        return Setup("game", list(settings.colours))
+    return Setup(settings.mode, [], settings.puzzle)
+
+
+def start_buttons(cfg: Config, commands, stop) -> object | None:
+    """Listen to the three buttons (devices package) in a thread that turns them into loop commands.
+
+    `commands` is the loop's queue, `stop` a threading.Event; returns the Buttons (to close) or None when
+    there are no buttons here (not a Pi, no gpiozero pin factory), which is logged, never fatal.
+    """
+    import threading
+
+    try:
+        from tantrix_pi.devices.buttons import Buttons
+        from tantrix_pi.devices.menu import Menu, Settings
+        from tantrix_pi.devices.screen import DeviceError
+    except ImportError:
+        log.warning("the devices package is not installed: no buttons")
+        return None
+    try:
+        buttons = Buttons({k: cfg.buttons[k] for k in ("next", "back", "menu")})
+    except DeviceError as e:
+        log.warning("%s: the referee runs without buttons", e)
+        return None
+    letters = cfg.player_letters
+    rainbow = {"green": "G", "yellow": "Y", "white": "W", "blue": "B", "red": "R"}[cfg.mode["rainbow"]]
+    menu = Menu(Settings(mode=cfg.mode["kind"], discovery=cfg.mode["discovery"], rainbow=rainbow,
+                         players=len(letters), seats=tuple(letters + [c for c in "RYGB" if c not in letters]),
+                         voice=cfg.voice["enabled"]))
+
+    def listen() -> None:
+        import queue
+
+        while not stop.is_set():
+            try:
+                event = buttons.events.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            for cmd in menu.handle(event):
+                if cmd.name in ("end_turn", "undo", "new_game"):
+                    commands.put((cmd.name, setup_of_settings(cmd.settings) if cmd.settings else None))
+
+    threading.Thread(target=listen, name="buttons", daemon=True).start()
+    return buttons
