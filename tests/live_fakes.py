@@ -80,3 +80,17 @@ def scene_frames(scenes) -> list[np.ndarray]:
         for j in range(s.frames):
             out.append(frame_of(s.board, s.hand, seed=1000 * i + j))
     return out
+
+
+def scene_source(scenes, commands_of):
+    """A replay of scenes that presses their buttons into the loop's command queue (`commands_of()`)."""
+    from tantrix_pi.live.sources import ReplaySource
+
+    def frames():
+        for i, s in enumerate(scenes):
+            for j in range(s.frames):
+                yield frame_of(s.board, s.hand, seed=1000 * i + j)
+            if s.press:
+                commands_of().put((s.press, None))
+
+    return ReplaySource(frames)

@@ -2,7 +2,7 @@ import io
 
 import numpy as np
 import pytest
-from live_fakes import B, detect_frame, frame_of, scene_frames
+from live_fakes import B, detect_frame, frame_of, scene_frames, scene_source
 
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
@@ -159,18 +159,25 @@ def test_free_play_judges_only_the_golden_rule(tmp_path, mode):
 
 def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
     from tantrix_pi.game import record_from_dict, replay_game
-    from tantrix_pi.live.recording import load_record, placements
+    from tantrix_pi.live.recording import load_record, placements, turn_ends
 
     rec = load_record()
     moves = placements(rec)
-    setup = Setup("game", ["R", "Y"])
-    loop, sink, store = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=9)), setup)
+    scenes = script(moves, still=4, hand=2, illegal_at=9, turn_ends=turn_ends(rec))
+    store, sink = Store(tmp_path / "state.db"), MemorySink()
+    loop = None
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]), sink)
+    loop.run()
     assert [m.placement for m in store.moves(loop.game)] == moves
     k = kinds(sink)
     assert k.count("placed") == 56 and k.count("illegal") == 1 and k.count("taken_back") == 1
+    assert k.count("end_turn") == len(turn_ends(rec)) and "refused" not in k
     assert k.count("bag_empty") == 1 and k[-1] == "game_over"
     bag = next(e for e in sink.events if e.kind == "bag_empty")
     assert bag.data["tiles"] == 56 - 12
+    # with the players' end-of-turn presses, every placement is credited as in the record
+    who = [e.data["player"] for e in sink.events if e.kind == "placed"]
+    assert who == [m["player"][0].upper() for m in rec["moves"] if not m.get("end_turn")]
     engine, _ = replay_game(record_from_dict(rec))
     over = sink.events[-1]
     assert over.data["winners"] == engine.winners()

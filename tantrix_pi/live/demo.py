@@ -9,6 +9,7 @@ loop is the one `run` drives; only the source (this replay) and the state folder
 from __future__ import annotations
 
 import multiprocessing
+import queue
 import shutil
 import time
 from collections import deque
@@ -23,7 +24,7 @@ from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import SQRT3, centre
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.loop import LiveLoop
-from tantrix_pi.live.recording import Scene, load_record, placements, script
+from tantrix_pi.live.recording import Scene, load_record, placements, script, turn_ends
 from tantrix_pi.live.service import NotAvailable, make_detector, setup_of
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, MemorySink, Sink, Sinks
 from tantrix_pi.live.sources import ReplaySource
@@ -55,38 +56,41 @@ class Demo:
         render = {"seed": d["photo_seed"], "size": tuple(d["size"]), "yaw_deg": d["yaw_deg"],
                   "tile_px": d["tile_px"], "focus": focus, **render}
         illegal = d["illegal_after"] if d["illegal_after"] < len(moves) else None
-        return cls(moves, rec["players"], script(moves, still, hand, illegal), render)
+        return cls(moves, rec["players"], script(moves, still, hand, illegal, turn_ends(rec)), render)
 
-    def shots(self) -> Iterator[tuple[Board, tuple[float, float] | None, int, int]]:
-        """(board, hand reach or None, frame number, times shown) for each photo the recording needs."""
+    def shots(self) -> Iterator[tuple[Board, tuple[float, float] | None, int, int, str | None]]:
+        """(board, hand reach or None, frame number, times shown, button pressed after) for each photo."""
         w, h = self.render["size"]
         for i, scene in enumerate(self.scenes):
             if scene.hand:
                 for j in range(scene.frames):
                     t = (j + 1) / (scene.frames + 1)
-                    yield scene.board, (w * (0.2 + 0.5 * t), h * (0.3 + 0.1 * (i % 4))), i * 100 + j, 1
-            else:
-                yield scene.board, None, i * 100, scene.frames  # a still table: one photo, several frames
+                    yield scene.board, (w * (0.2 + 0.5 * t), h * (0.3 + 0.1 * (i % 4))), i * 100 + j, 1, None
+            else:  # a still table: one photo, several frames
+                yield scene.board, None, i * 100, scene.frames, scene.press
 
-    def frames(self, ahead: int = 3) -> Iterator[np.ndarray]:
-        """Every frame of the recording, photographed `ahead` shots in advance by a worker process."""
+    def frames(self, commands: queue.Queue | None = None, ahead: int = 3) -> Iterator[np.ndarray]:
+        """Every frame of the recording, photographed `ahead` shots in advance by a worker process; the
+        players' button presses go into `commands` (the loop's queue) when their scene has been shown."""
         shots = iter(self.shots())
         pending: deque = deque()
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
             def submit() -> None:
                 shot = next(shots, None)
                 if shot is not None:
-                    board, reach, frame, times = shot
-                    pending.append((pool.submit(photograph, board, reach, frame, self.render), times))
+                    board, reach, frame, times, press = shot
+                    pending.append((pool.submit(photograph, board, reach, frame, self.render), times, press))
 
             for _ in range(ahead):
                 submit()
             while pending:
-                future, times = pending.popleft()
+                future, times, press = pending.popleft()
                 submit()
                 image = future.result()
                 for _ in range(times):
                     yield image
+                if press and commands is not None:
+                    commands.put((press, None))
 
 
 def photograph(board: Board, reach: tuple[float, float] | None, frame: int, options: dict) -> np.ndarray:
@@ -125,7 +129,8 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None) -> tupl
         raise NotAvailable(f"the demo needs the detector and the photo renderer: {e}") from None
     store = Store(cfg.state_dir / "state.db")
     sink = Sinks(sinks)
-    loop = LiveLoop(ReplaySource(demo.frames), detect, store, setup_of(cfg), sink,
+    source = ReplaySource(lambda: demo.frames(loop.commands))
+    loop = LiveLoop(source, detect, store, setup_of(cfg), sink,
                     stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
                     motion=cfg.gate["motion"])
     t0 = time.perf_counter()

@@ -18,12 +18,14 @@ from tantrix_pi.board import Board, Placement
 
 @dataclass(frozen=True)
 class Scene:
-    """`frames` frames of the table showing `board`, with a hand over it when `hand`."""
+    """`frames` frames of the table showing `board`, with a hand over it when `hand`; `press` names a
+    button command ("end_turn") a player gives once the scene's frames have been shown."""
 
     board: Board
     frames: int
     hand: bool = False
     note: str = ""
+    press: str | None = None
 
 
 def an_illegal_placement(board: Board, tiles: list[int]) -> Placement:
@@ -37,8 +39,10 @@ def an_illegal_placement(board: Board, tiles: list[int]) -> Placement:
     raise ValueError("no illegal placement found")
 
 
-def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: int | None = None) -> list[Scene]:
-    """Scenes of a game played tile by tile; after move `illegal_at` a wrong tile is laid and taken back."""
+def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: int | None = None,
+           turn_ends: frozenset[int] = frozenset()) -> list[Scene]:
+    """Scenes of a game played tile by tile; after move `illegal_at` a wrong tile is laid and taken back;
+    after each move (index) in `turn_ends` the player presses "end of turn"."""
     scenes = [Scene(Board(), still, note="empty table")]
     board = Board()
     for i, p in enumerate(moves):
@@ -52,13 +56,25 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
                        Scene(board.copy(), still + 3, note=f"tile {wrong.tile} taken back")]
         scenes.append(Scene(board.copy(), hand, True, f"a hand brings tile {p.tile}"))
         board.place(p)
-        scenes.append(Scene(board.copy(), still, note=f"tile {p.tile} at {p.cell}"))
+        scenes.append(Scene(board.copy(), still, note=f"tile {p.tile} at {p.cell}",
+                            press="end_turn" if i in turn_ends else None))
     return scenes
 
 
 def load_record(name: str = "demo-game.json") -> dict:
     """A game record bundled with the package (`tantrix_pi/data/`)."""
     return json.loads(resources.files("tantrix_pi").joinpath(f"data/{name}").read_text())
+
+
+def turn_ends(record: dict) -> frozenset[int]:
+    """Indices of the placements after which a record's player ended the turn with the button."""
+    out, n = set(), 0
+    for m in record["moves"]:
+        if m.get("end_turn"):
+            out.add(n - 1)
+        else:
+            n += 1
+    return frozenset(out)
 
 
 def placements(record: dict) -> list[Placement]:
