@@ -88,14 +88,16 @@ def cmd_demo(args) -> int:
 
 
 def record_of(store: Store, game: int, setup: dict) -> dict:
-    """The game record of a stored game: players, then every placement in order with its player."""
+    """The game record of a stored game: players, then every placement and end of turn in order."""
     players = [COLOUR_NAMES[c] for c in setup.get("players", [])]
-    moves = []
+    ends = [e.data for e in store.events(game) if e.kind == "end_turn"]
+    moves = [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == 0]
     for m in store.moves(game):
         move = {"player": COLOUR_NAMES[m.player] if m.player else None, **m.placement.to_dict()}
         if not m.legal:
             move["legal"] = False
         moves.append(move)
+        moves += [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == m.seq]
     return {"format": "tantrix-game/1", "players": players, "mode": setup.get("mode", "game"),
             "puzzle": setup.get("puzzle"), "moves": moves}
 
