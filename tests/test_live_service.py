@@ -132,3 +132,12 @@ def test_sigterm_stops_cleanly(tmp_path):
     assert proc.returncode == 0 and out.startswith("stopped after")
     store = Store(tmp_path / "state.db")
     assert store.current_game() is not None and store.moves(store.current_game()[0])
+
+
+def test_state_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["game", "export", "--state-dir", str(blocker / "state")]) == 2
+    with pytest.raises(Exception) as e:
+        Store(blocker / "state" / "state.db")
+    assert "cannot make the state folder" in str(e.value) and e.value.exit_code == 2

@@ -59,6 +59,8 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "kind": ("none", lambda v: v in DISPLAYS, f"one of {', '.join(DISPLAYS)}"),
         "dir": ("", lambda v: isinstance(v, str), "a folder for the png display"),
         "i2c_address": (0x3C, lambda v: _int(v) and 0 <= v <= 0x7F, "an I2C address 0..0x7f"),
+        "rotate": (0, lambda v: _int(v) and 0 <= v <= 3, "quarter turns 0..3"),
+        "model": ("st7789", lambda v: v in DISPLAYS[2:], f"one of {', '.join(DISPLAYS[2:])} (the png display's size)"),
     },
     "buttons": {
         "next": (17, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
@@ -178,4 +180,7 @@ def load(path: str | Path | None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    return from_dict(data, str(path))
+    cfg = from_dict(data, str(path))
+    if "state_dir" not in data.get("paths", {}) and os.environ.get("STATE_DIRECTORY"):
+        cfg.paths["state_dir"] = os.environ["STATE_DIRECTORY"].split(":")[0]  # systemd's StateDirectory=
+    return cfg

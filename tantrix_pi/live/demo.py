@@ -117,7 +117,7 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None) -> tupl
     try:
         from tantrix_pi.live.sinks import DisplaySink
 
-        sinks.append(DisplaySink.open("png", cfg.display["dir"]))
+        sinks.append(DisplaySink.open("png", cfg.display["dir"], {"model": cfg.display["model"]}))
     except ImportError:
         print("demo: the display package is not installed: no display frames")
     if extra is not None:

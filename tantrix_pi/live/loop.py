@@ -128,6 +128,7 @@ class LiveLoop:
     def step(self) -> bool:
         """Take and judge one frame; False once a replayed recording has ended."""
         self.notifier.watchdog()
+        self.sink.tick()
         while not self.commands.empty():
             self._command(*self.commands.get_nowait())
         if not self.camera_up and not self._open():

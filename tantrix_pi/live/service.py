@@ -70,7 +70,15 @@ def device_sinks(cfg: Config) -> list[Sink]:
     if cfg.display["kind"] != "none":
         from tantrix_pi.live.sinks import DisplaySink
 
-        out.append(DisplaySink.open(cfg.display["kind"], cfg.display["dir"]))
+        d = cfg.display
+        if d["kind"] == "png":
+            options = {"model": d["model"]}
+        elif d["kind"] in ("ssd1306", "sh1106"):
+            options = {"i2c_address": d["i2c_address"], "rotate": d["rotate"]}
+        else:
+            options = {"rotate": d["rotate"]}
+        # a screen that cannot be opened must not stop the referee: its frames go to PNGs instead
+        out.append(DisplaySink.open(d["kind"], d["dir"] or str(cfg.state_dir / "display"), options))
     if cfg.voice["enabled"]:
         from tantrix_pi.live.sinks import VoiceSink
 

@@ -36,6 +36,9 @@ class Sink:
     def show(self, view: View) -> None:
         """The state after a batch of events (for screens)."""
 
+    def tick(self) -> None:
+        """Called once per frame from the main loop (a mono screen turns its page)."""
+
     def close(self) -> None:
         """Release what the sink holds."""
 
@@ -101,7 +104,7 @@ class Sinks(Sink):
     def _each(self, method: str, arg) -> None:
         for s in self.sinks:
             try:
-                getattr(s, method)(arg)
+                getattr(s, method)(*(() if arg is None else (arg,)))
             except Exception as e:  # a broken screen or speaker must not lose the game
                 if id(s) not in self.failed:
                     self.failed.add(id(s))
@@ -116,6 +119,9 @@ class Sinks(Sink):
 
     def show(self, view: View) -> None:
         self._each("show", view)
+
+    def tick(self) -> None:
+        self._each("tick", None)
 
     def close(self) -> None:
         for s in self.sinks:
@@ -133,11 +139,15 @@ class DisplaySink(Sink):
         self.display = display
 
     @classmethod
-    def open(cls, kind: str, directory: str = "") -> DisplaySink:
+    def open(cls, kind: str, directory: str = "", options: dict | None = None) -> DisplaySink:
+        """`kind` a model or "png" (frames to `directory`, also the fallback for a screen that is missing)."""
         from tantrix_pi.devices.display import open_display
 
         spec = f"png:{directory}" if kind == "png" else kind
-        return cls(open_display(spec, fallback_dir=directory or None))
+        return cls(open_display(spec, options, fallback_dir=directory or None))
+
+    def tick(self) -> None:
+        self.display.tick()
 
     def show(self, view: View) -> None:
         from tantrix_pi.devices.screen import Forced, Screen

@@ -64,9 +64,14 @@ class Store:
         """Open (or create) the database; a corrupt file is renamed aside when `keep_aside`, else StoreError."""
         self.path = Path(path)
         self.moved_aside: Path | None = None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"{self.path.parent}: cannot make the state folder ({e.strerror})") from None
         try:
             self.db = self._open()
+        except sqlite3.OperationalError as e:  # cannot open or lock the file: not damage, keep it as it is
+            raise StoreError(f"{self.path}: cannot open the state database ({e})") from None
         except sqlite3.DatabaseError as e:
             if not keep_aside:
                 raise StoreError(f"{self.path}: the state database is damaged ({e}); "
