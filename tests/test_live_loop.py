@@ -215,3 +215,60 @@ def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
     loop2.step()
     assert sink2.events[-1].kind == "new_game" and loop2.game != loop.game
     assert len(loop2.referee.board) == 0 and store.current_game()[0] == loop2.game
+
+
+def connected_order(board):
+    from tantrix_pi.grid import neighbours
+
+    cells = sorted(board.cells)
+    order, seen = [cells[0]], {cells[0]}
+    while len(order) < len(cells):
+        nxt = min(c for c in cells if c not in seen and any(n in seen for n in neighbours(c)))
+        order.append(nxt)
+        seen.add(nxt)
+    return [board[c] for c in order]
+
+
+def test_discovery_puzzle_solved_or_what_is_wrong(tmp_path):
+    from helpers import path_search
+
+    from tantrix_pi.board import Placement
+    from tantrix_pi.puzzles import puzzle
+
+    p = puzzle("discovery:4")
+    board = path_search(p.tiles, p.colour, loop=p.loop)
+    moves = connected_order(board)
+    setup = Setup("discovery", [], "discovery:4")
+    _, sink, _ = run_loop(tmp_path / "a", scene_frames(script(moves, still=4, hand=2)), setup)
+    assert kinds(sink)[-1] == "solved" and "illegal" not in kinds(sink)
+    last = moves[-1]
+    wrong = moves[:-1] + [Placement(last.tile, last.q, last.r, (last.rot + 1) % 6)]
+    _, sink, _ = run_loop(tmp_path / "b", scene_frames(script(wrong, still=4, hand=2)), setup)
+    assert kinds(sink)[-2:] == ["illegal", "not_solved"]
+    assert any(str(last.q) in r and "edge between" in r for r in sink.events[-1].data["reasons"])
+
+
+def test_an_unsure_tile_is_never_judged(tmp_path):
+    from live_fakes import seen
+
+    from tantrix_pi.board import Board, Placement
+    from tantrix_pi.live.recording import an_illegal_placement
+
+    base = Board(GAME[:4])
+    wrong = an_illegal_placement(base, [p.tile for p in GAME[4:]])
+    bad = base.copy()
+    bad.place(wrong)
+    frames = scene_frames(script(GAME[:4], still=4, hand=2)) + [frame_of(bad, hand=True)] + [frame_of(bad)] * 8
+
+    def detect(img):
+        det = detect_frame(img)
+        return seen(det.board, unsure={wrong.cell: 0.3}) if wrong.cell in det.board else det
+
+    store = Store(tmp_path / "s.db")
+    sink = MemorySink()
+    LiveLoop(sequence_source(frames), detect, store, Setup(), sink).run()
+    assert "illegal" not in kinds(sink)
+    unsure = [e for e in sink.events if e.kind == "unsure"]
+    assert len(unsure) == 1 and unsure[0].text == f"Can't read the tile at ({wrong.q},{wrong.r}): waiting for a " \
+                                                   "clear view."
+    assert Placement(wrong.tile, wrong.q, wrong.r, wrong.rot) not in store.board(1)
