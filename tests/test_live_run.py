@@ -1,0 +1,108 @@
+"""`tantrix-pi run` as systemd runs it: a subprocess, a config file, READY=1 and the watchdog, SIGTERM."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tantrix_pi.board import Board
+from tantrix_pi.live.recording import game_moves
+
+pytest.importorskip("vision.pipeline")  # the detector
+synth = pytest.importorskip("vision.synth")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def photos(folder: Path, moves) -> None:
+    """Still tables and hands, as JPEG files in name order, drawn by the project's renderer."""
+    n = 0
+    board = Board()
+    opts = {"seed": 3, "size": (800, 600), "tile_px": 80, "focus": (0.0, 0.0)}
+
+    def shot(img, times):
+        nonlocal n
+        for _ in range(times):
+            cv2.imwrite(str(folder / f"{n:04d}.jpg"), img)
+            n += 1
+
+    shot(synth.render(board, **opts)[0], 3)
+    for p in moves:
+        shot(synth.render(board, occluder=(300.0, 250.0), **opts)[0], 1)
+        board.place(p)
+        shot(synth.render(board, **opts)[0], 4)
+
+
+def config(tmp_path: Path, frames: Path, fps: float) -> Path:
+    f = tmp_path / "config.toml"
+    f.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\nfps = {fps}\n'
+                 f'[paths]\nstate_dir = "{tmp_path / "state"}"\n')
+    return f
+
+
+def listen(path: str, got: list, done: threading.Event) -> socket.socket:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(path)
+    s.settimeout(0.1)
+
+    def run():
+        while not done.is_set():
+            try:
+                got.append(s.recv(200).decode())
+            except TimeoutError:
+                pass
+
+    threading.Thread(target=run, daemon=True).start()
+    return s
+
+
+def tantrix_pi(args, notify: str):
+    env = {**os.environ, "NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "200000", "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "tantrix_pi", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def test_run_referees_a_recording_like_a_service(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    moves = game_moves(5, 2)
+    photos(frames, moves)
+    got, done = [], threading.Event()
+    s = listen(str(tmp_path / "notify"), got, done)
+    proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 0))], str(tmp_path / "notify"))
+    out, _ = proc.communicate(timeout=120)
+    done.set()
+    s.close()
+    assert proc.returncode == 0, out
+    assert any(m.startswith("READY=1") for m in got) and "WATCHDOG=1" in got
+    events = [json.loads(line) for line in (tmp_path / "state" / "events.jsonl").read_text().splitlines()]
+    assert [e["data"]["tile"] for e in events if e["kind"] == "placed"] == [p.tile for p in moves]
+    assert "Red plays tile" in out and "Traceback" not in out
+
+
+def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    photos(frames, game_moves(5, 3))
+    got, done = [], threading.Event()
+    s = listen(str(tmp_path / "notify"), got, done)
+    cfg = config(tmp_path, frames, 4)  # 4 frames a second: 16 frames in, the recording is half played
+    proc = tantrix_pi(["run", "--config", str(cfg)], str(tmp_path / "notify"))
+    time.sleep(6)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=20)
+    done.set()
+    s.close()
+    assert proc.returncode == 0, out
+    assert "STOPPING=1" in got and "referee stopped" in out
+    proc = tantrix_pi(["run", "--config", str(cfg)], str(tmp_path / "notify2"))
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "Resuming game 1" in out, out
