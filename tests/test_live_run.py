@@ -48,20 +48,30 @@ def config(tmp_path: Path, frames: Path, fps: float) -> Path:
     return f
 
 
-def listen(path: str, got: list, done: threading.Event) -> socket.socket:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    s.bind(path)
-    s.settimeout(0.1)
+class Listener:
+    """systemd's side of sd_notify: collects the datagrams sent to `path`."""
 
-    def run():
-        while not done.is_set():
+    def __init__(self, path: str) -> None:
+        self.got: list[str] = []
+        self.done = threading.Event()
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.1)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.is_set():
             try:
-                got.append(s.recv(200).decode())
+                self.got.append(self.sock.recv(200).decode())
             except TimeoutError:
                 pass
 
-    threading.Thread(target=run, daemon=True).start()
-    return s
+    def close(self) -> list[str]:
+        self.done.set()
+        self.thread.join()
+        self.sock.close()
+        return self.got
 
 
 def tantrix_pi(args, notify: str):
@@ -75,12 +85,10 @@ def test_run_referees_a_recording_like_a_service(tmp_path):
     frames.mkdir()
     moves = game_moves(5, 2)
     photos(frames, moves)
-    got, done = [], threading.Event()
-    s = listen(str(tmp_path / "notify"), got, done)
+    listener = Listener(str(tmp_path / "notify"))
     proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 0))], str(tmp_path / "notify"))
     out, _ = proc.communicate(timeout=120)
-    done.set()
-    s.close()
+    got = listener.close()
     assert proc.returncode == 0, out
     assert any(m.startswith("READY=1") for m in got) and "WATCHDOG=1" in got
     events = [json.loads(line) for line in (tmp_path / "state" / "events.jsonl").read_text().splitlines()]
@@ -92,15 +100,13 @@ def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
     frames = tmp_path / "frames"
     frames.mkdir()
     photos(frames, game_moves(5, 3))
-    got, done = [], threading.Event()
-    s = listen(str(tmp_path / "notify"), got, done)
+    listener = Listener(str(tmp_path / "notify"))
     cfg = config(tmp_path, frames, 4)  # 4 frames a second: 16 frames in, the recording is half played
     proc = tantrix_pi(["run", "--config", str(cfg)], str(tmp_path / "notify"))
     time.sleep(6)
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=20)
-    done.set()
-    s.close()
+    got = listener.close()
     assert proc.returncode == 0, out
     assert "STOPPING=1" in got and "referee stopped" in out
     proc = tantrix_pi(["run", "--config", str(cfg)], str(tmp_path / "notify2"))
