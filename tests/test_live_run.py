@@ -99,11 +99,11 @@ def test_run_referees_a_recording_like_a_service(tmp_path):
 def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
     frames = tmp_path / "frames"
     frames.mkdir()
-    moves = game_moves(5, 3)
+    moves = game_moves(5, 5)
     photos(frames, moves)
     listener = Listener(str(tmp_path / "notify"))
     proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 4))], str(tmp_path / "notify"))
-    time.sleep(5)  # 4 frames a second: about half the recording seen
+    time.sleep(4.5)  # 4 frames a second, 28 frames: a tile or three seen after the start-up
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=20)
     got = listener.close()
