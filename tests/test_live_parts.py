@@ -33,6 +33,7 @@ def test_folder_source_replays_images_in_name_order(tmp_path):
     for i in (2, 0, 1):
         cv2.imwrite(str(tmp_path / f"f{i}.png"), table(shade=10 * i))
     (tmp_path / "notes.txt").write_text("not a frame")
+    (tmp_path / "f1b.jpg").write_bytes(b"truncated")  # skipped with a warning
     src = folder_source(tmp_path)
     src.open()
     shades = [int(src.read()[0, 0, 0]) for _ in range(3)]

@@ -6,6 +6,7 @@ Every source yields BGR uint8 arrays (OpenCV's order) through `read()`; a camera
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -14,6 +15,8 @@ import cv2
 import numpy as np
 
 from tantrix_pi.errors import TantrixError
+
+log = logging.getLogger("tantrix_pi.live")
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -195,8 +198,9 @@ def folder_source(folder: str | Path, fps: float = 0.0) -> ReplaySource:
     def frames() -> Iterator[np.ndarray]:
         for p in files:
             img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-            if img is None:
-                raise CameraGone(f"{p}: not a readable image")
+            if img is None:  # skipped, not CameraGone: reopening would replay the folder from its start
+                log.warning("%s: not a readable image, skipped", p)
+                continue
             yield img
 
     return ReplaySource(frames, fps)
