@@ -24,7 +24,7 @@ def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float =
     for cell in unreadable:
         x, y = centre(cell, 50.0)
         unread.append(Unread((800 + x, 600 + y), "colours unclear"))
-    return Detection(tiles=tiles, unreadable=unread)
+    return Detection(tiles=tiles, unreadable=unread, tile_px=8.0 if tiles else 0.0)  # frame_of's 8-px squares
 
 
 def B(*ps: tuple[int, int, int, int]) -> Board:

@@ -37,7 +37,7 @@ class TableClock(FrameSource):
 
     def read(self):
         time.sleep(1.0 / self.fps / 2)
-        i = int((time.time() - self.t0) * self.fps)
+        i = max(0, int((time.time() - self.t0) * self.fps))  # before T0 the table is still empty
         if i >= len(self.frames) + HOLD_S * self.fps:
             raise EndOfRecording()
         return self.frames[min(i, len(self.frames) - 1)]  # the finished table stays on view

@@ -59,6 +59,28 @@ def test_a_hand_over_the_board_never_yields_an_event(tmp_path):
     assert loop.stats.skipped >= 40
 
 
+def test_a_hand_resting_still_over_the_board_is_not_a_removal(tmp_path):
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    resting = frame_of(board, hand=True, seed=7)  # the same picture frame after frame: the gate sees no motion
+    frames = [frame_of(B())] * 3 + [frame_of(board)] * 5 + [resting] * 20 + [frame_of(board)] * 5
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect_frame, store, Setup("free", []), sink)
+    loop.run()
+    assert [k for k in kinds(sink) if k != "forced"] == ["placed"] * 5
+    assert loop.stats.detected >= 15  # the resting hand was looked at, and seen for what it is
+    assert store.board(loop.game) == board
+
+
+def test_a_real_removal_is_still_seen(tmp_path):
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    less = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:4]])
+    frames = [frame_of(board)] * 5 + [frame_of(board, hand=True, seed=1)] + [frame_of(less)] * 8
+    _, sink, _ = run_loop(tmp_path, frames, Setup("free", []))
+    gone = [e.data["tile"] for e in sink.events if e.kind in ("removed", "taken_back")]
+    assert gone == [GAME[4].tile]
+
+
 class FlakyCamera(FrameSource):
     """Plays frames, but raises, returns nothing or stalls where told (fault injection)."""
 

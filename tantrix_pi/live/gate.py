@@ -40,6 +40,12 @@ class MotionGate:
         self.changed = float(np.count_nonzero(cv2.absdiff(small, prev) > self.level)) / small.size
         return self.changed > self.motion
 
+    def changed_from(self, reference: np.ndarray) -> float:
+        """Fraction of the last frame's thumbnail that differs from an earlier thumbnail."""
+        if self.prev is None or reference.shape != self.prev.shape:
+            return 1.0
+        return float(np.count_nonzero(cv2.absdiff(self.prev, reference) > self.level)) / reference.size
+
     def reset(self) -> None:
         """Forget the last frame (after a gap in the stream: the next frame counts as motion)."""
         self.prev = None

@@ -71,6 +71,9 @@ class LiveLoop:
         self.ready_sent = False
         self.last_frame_at: float | None = None
         self.stop_requested = False
+        self.reference: np.ndarray | None = None
+        """Thumbnail of the table when it last matched the committed board."""
+        self.tile_px = 0.0
 
     def _load_game(self) -> None:
         board = self.store.board(self.game)
@@ -162,7 +165,12 @@ class LiveLoop:
         det = self.detect(frame)
         self.stats.detect_s.append(time.perf_counter() - t1)
         self.stats.detected += 1
-        result = self.tracker.observe(det)
+        if det.tile_px > 0:
+            self.tile_px = det.tile_px
+        result = self.tracker.observe(det, self._changed_tiles(frame))
+        t = self.tracker
+        if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):
+            self.reference = self.gate.prev  # the table as committed, in today's light
         if isinstance(result, Commit):
             out = self.referee.commit(result)
             self.store.commit(self.game, result.board, out.added, out.removed, out.events)
@@ -174,6 +182,14 @@ class LiveLoop:
             self.store.log_events(self.game, out.events)
             self._say(out.events, out)
         return True
+
+    def _changed_tiles(self, frame: np.ndarray) -> float | None:
+        """How many tile areas of the picture differ from the table as last committed (None: unknown)."""
+        if self.reference is None or not self.tile_px:
+            return None
+        h, w = frame.shape[:2]
+        tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
+        return self.gate.changed_from(self.reference) / tile_share
 
     def run(self) -> int:
         """Judge frames until a recording ends or `stop()`; returns the number of frames read."""

@@ -26,6 +26,10 @@ IDENTITY: Transform = (0, 0, 0)
 REMOVAL_EXTRA = 2
 """Extra agreeing frames needed before tiles that vanished count as removed."""
 
+OCCLUSION_FACTOR, OCCLUSION_MARGIN = 2.0, 3.0
+"""Tiles that vanished count as removed only while the picture changed by at most FACTOR tile areas per
+changed cell plus MARGIN (a hand's shadow, the player's sleeve); more is something lying over the board."""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -146,9 +150,14 @@ class Tracker:
         self.moved_since_commit = True
         self._reset_window()
 
-    def observe(self, det: Detection) -> Commit | Unsure | None:
+    def observe(self, det: Detection, changed_tiles: float | None = None) -> Commit | Unsure | None:
         """Take one still frame's detection; a Commit when the board is settled and changed, Unsure when
-        it is settled but some tile cannot be read, else None."""
+        it is settled but some tile cannot be read, else None.
+
+        `changed_tiles`: how many tiles' worth of the picture differ from the last committed table (None:
+        unknown). Tiles that vanished while far more of the picture changed than they explain are taken
+        for hidden (a hand or an arm resting over the board), not removed.
+        """
         seen = [t.placement for t in det.tiles]
         self.transform = register(self.committed, seen)
         cells = frozenset()
@@ -162,8 +171,13 @@ class Tracker:
         self.last_cells = cells
         if self.streak < self.stable_frames:
             return None
-        if self.committed.cells - cells and self.streak < self.stable_frames + REMOVAL_EXTRA:
-            return None  # tiles gone: a hand resting still could hide them, so wait longer
+        gone = self.committed.cells - cells
+        if gone:
+            if self.streak < self.stable_frames + REMOVAL_EXTRA:
+                return None  # tiles gone: a hand resting still could hide them, so wait longer
+            explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
+            if changed_tiles is not None and changed_tiles > explained:
+                return None
         bad_cells, bad_px = unreadable_cells(det, self.transform)
         board, unsure = self._decide(cells)
         unsure = sorted(set(unsure) | set(bad_cells))
