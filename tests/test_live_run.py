@@ -121,3 +121,29 @@ def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "Resuming game 1" in out, out
     assert out.count(" plays tile ") == len(moves) - before and "removed" not in out, out
+
+
+def test_a_hand_resting_over_a_photographed_board_yields_no_event(tmp_path):
+    from tantrix_pi.live.loop import LiveLoop
+    from tantrix_pi.live.referee import Setup
+    from tantrix_pi.live.sinks import MemorySink
+    from tantrix_pi.live.sources import sequence_source
+    from tantrix_pi.live.store import Store
+    from vision import detect
+
+    board = Board(game_moves(5, 8))
+    opts = {"seed": 3, "size": (800, 600), "tile_px": 80, "focus": (0.0, 0.0)}
+    table = synth.render(board, **opts)[0]
+    frames = [table] * 5
+    for reach in ((330.0, 260.0), (420.0, 300.0)):  # the hand comes, rests, moves, rests, goes
+        frames += [synth.render(board, occluder=reach, **opts)[0]] * 8
+    frames += [table] * 5
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup(), sink)
+    loop.run()
+    first = len(board)
+    placed = [e for e in sink.events if e.kind == "placed"]
+    assert len(placed) == first
+    after = sink.events[sink.events.index(placed[-1]) + 1:]
+    assert [e.kind for e in after if e.kind not in ("forced", "scores")] == []
+    assert loop.stats.detected >= 12  # the resting hand was looked at, not just skipped

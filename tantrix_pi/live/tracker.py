@@ -30,6 +30,10 @@ OCCLUSION_FACTOR, OCCLUSION_MARGIN = 2.0, 3.0
 """Tiles that vanished count as removed only while the picture changed by at most FACTOR tile areas per
 changed cell plus MARGIN (a hand's shadow, the player's sleeve); more is something lying over the board."""
 
+OCCLUSION_PATIENCE = 30
+"""Still detections the tracker waits for an occluder to go before it believes what it reads anyway (the
+whole board pushed while a tile was added also changes much of the picture)."""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -137,6 +141,7 @@ class Tracker:
         self.transform: Transform = IDENTITY
         self._reset_window()
         self.announced_unsure: tuple = ()
+        self.occluded = 0
 
     def _reset_window(self) -> None:
         self.votes: dict[Cell, Counter] = defaultdict(Counter)
@@ -155,8 +160,8 @@ class Tracker:
         it is settled but some tile cannot be read, else None.
 
         `changed_tiles`: how many tiles' worth of the picture differ from the last committed table (None:
-        unknown). Tiles that vanished while far more of the picture changed than they explain are taken
-        for hidden (a hand or an arm resting over the board), not removed.
+        unknown). When far more of the picture changed than the changed cells explain, something (a hand,
+        an arm) rests over the board: nothing is committed or reported for up to OCCLUSION_PATIENCE frames.
         """
         seen = [t.placement for t in det.tiles]
         self.transform = register(self.committed, seen)
@@ -172,12 +177,13 @@ class Tracker:
         if self.streak < self.stable_frames:
             return None
         gone = self.committed.cells - cells
-        if gone:
-            if self.streak < self.stable_frames + REMOVAL_EXTRA:
-                return None  # tiles gone: a hand resting still could hide them, so wait longer
-            explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
-            if changed_tiles is not None and changed_tiles > explained:
-                return None
+        if gone and self.streak < self.stable_frames + REMOVAL_EXTRA:
+            return None  # tiles gone: a hand resting still could hide them, so wait longer
+        explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
+        if changed_tiles is not None and changed_tiles > explained and self.occluded < OCCLUSION_PATIENCE:
+            self.occluded += 1  # something lies over the board: say nothing, wait
+            return None
+        self.occluded = 0
         bad_cells, bad_px = unreadable_cells(det, self.transform)
         board, unsure = self._decide(cells)
         unsure = sorted(set(unsure) | set(bad_cells))
