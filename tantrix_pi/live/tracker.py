@@ -187,6 +187,8 @@ class Tracker:
         bad_cells, bad_px = unreadable_cells(det, self.transform)
         board, unsure = self._decide(cells)
         unsure = sorted(set(unsure) | set(bad_cells))
+        if (unsure or bad_px) and gone:
+            return None  # tiles vanished and others read badly: a hand over the board, not a question to ask
         if unsure or bad_px:
             key = (tuple(unsure), tuple(bad_px))
             if key == self.announced_unsure:
