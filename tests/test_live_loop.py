@@ -294,3 +294,19 @@ def test_an_unsure_tile_is_never_judged(tmp_path):
     assert len(unsure) == 1 and unsure[0].text == f"Can't read the tile at ({wrong.q},{wrong.r}): waiting for a " \
                                                    "clear view."
     assert Placement(wrong.tile, wrong.q, wrong.r, wrong.rot) not in store.board(1)
+
+
+def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake():
+    from tantrix_pi.game import record_from_dict, replay_game
+    from tantrix_pi.live.demo import Demo
+    from tantrix_pi.live.recording import load_record
+
+    game, _ = replay_game(record_from_dict(load_record()))  # raises on any illegal move
+    assert len(game.board) == 56 and game.winners()
+    demo = Demo.bundled()
+    assert demo.moves == [m.placement for m in game.moves]
+    notes = [s.note for s in demo.scenes]
+    assert sum(s.hand for s in demo.scenes) == 56 + 2  # a hand brings every tile, and the wrong one, and takes it
+    assert any(n.startswith("illegal:") for n in notes) and any(n.endswith("taken back") for n in notes)
+    presses = sum(1 for m in load_record()["moves"] if m.get("end_turn"))
+    assert sum(1 for s in demo.scenes if s.press == "end_turn") == presses == 18

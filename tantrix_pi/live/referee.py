@@ -15,16 +15,12 @@ from dataclasses import dataclass, field
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Game, IllegalMove, bag_empty_at
-from tantrix_pi.grid import Cell, neighbours
+from tantrix_pi.grid import neighbours
 from tantrix_pi.live.store import Event, Move
 from tantrix_pi.live.tracker import Change, Commit, Unsure
 from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES
 
 log = logging.getLogger("tantrix_pi.live")
-
-def cell_text(cell: Cell) -> str:
-    return f"({cell[0]},{cell[1]})"
-
 
 def colour_name(letter: str | None) -> str:
     return COLOUR_NAMES.get(letter, "?") if letter else "?"
@@ -104,7 +100,7 @@ class Referee:
     # -- judging ----------------------------------------------------------------------------------
     def unsure(self, u: Unsure) -> Outcome:
         """Say which tiles cannot be read; nothing is judged until they can."""
-        where = [cell_text(c) for c in u.cells] + [f"image position ({x:.0f},{y:.0f})" for x, y in u.where]
+        where = [rules.fmt(c) for c in u.cells] + [f"image position ({x:.0f},{y:.0f})" for x, y in u.where]
         text = f"Can't read the tile at {', '.join(where)}: waiting for a clear view."
         return Outcome(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
                                                       "px": [list(p) for p in u.where]})])
@@ -186,7 +182,7 @@ class Referee:
         if not self.moves:
             return Outcome(events=[Event("hint", "Nothing to undo: no tile has been played.", {})])
         p = self.moves[-1].placement
-        return Outcome(events=[Event("hint", f"To undo, take tile {p.tile} off {cell_text(p.cell)}.",
+        return Outcome(events=[Event("hint", f"To undo, take tile {p.tile} off {rules.fmt(p.cell)}.",
                                      {"tile": p.tile, "cell": list(p.cell)})])
 
     def _placed(self, p: Placement, work: Board, out: Outcome) -> None:
@@ -205,7 +201,7 @@ class Referee:
         self.moves.append(move)
         out.added.append(move)
         who = f"{colour_name(player).capitalize()} plays" if player else "Placed:"
-        where = f"tile {p.tile} at {cell_text(p.cell)}" + (" (forced space)" if forced else "")
+        where = f"tile {p.tile} at {rules.fmt(p.cell)}" + (" (forced space)" if forced else "")
         data = {"tile": p.tile, "cell": list(p.cell), "rot": p.rot, "player": player, "forced": forced}
         if violations:
             reasons = "; ".join(v.message for v in violations)
@@ -235,8 +231,8 @@ class Referee:
             if move.legal:
                 self._rebuild_game()
         kind = "taken_back" if last else "removed"
-        text = (f"Tile {p.tile} taken back from {cell_text(p.cell)}." if last
-                else f"Tile {p.tile} was removed from {cell_text(p.cell)}: it was not the last tile played.")
+        text = (f"Tile {p.tile} taken back from {rules.fmt(p.cell)}." if last
+                else f"Tile {p.tile} was removed from {rules.fmt(p.cell)}: it was not the last tile played.")
         out.events.append(Event(kind, text, {"tile": p.tile, "cell": list(p.cell)}))
 
     def _changed(self, ch: Change, work: Board, out: Outcome) -> None:
@@ -252,11 +248,11 @@ class Referee:
         self._rebuild_game()
         data = {"tile": b.tile, "cell": list(b.cell), "rot": b.rot, "was": a.to_dict()}
         if ch.kind == "corrected":
-            out.events.append(Event("corrected", f"Correction: the tile at {cell_text(b.cell)} is tile {b.tile}"
+            out.events.append(Event("corrected", f"Correction: the tile at {rules.fmt(b.cell)} is tile {b.tile}"
                                     f"{'' if a.tile == b.tile else f', not tile {a.tile}'}.", data))
             return
-        what = (f"Tile {b.tile} at {cell_text(b.cell)} turned" if ch.kind == "turned"
-                else f"Tile {b.tile} moved from {cell_text(a.cell)} to {cell_text(b.cell)}")
+        what = (f"Tile {b.tile} at {rules.fmt(b.cell)} turned" if ch.kind == "turned"
+                else f"Tile {b.tile} moved from {rules.fmt(a.cell)} to {rules.fmt(b.cell)}")
         if violations:
             reasons = "; ".join(v.message for v in violations)
             out.events.append(Event("illegal", f"Illegal: {what}: {reasons}.", {
@@ -275,7 +271,7 @@ class Referee:
             for f in report:
                 needs = "/".join(colour_name(c) for c in f.needs if c)
                 fits = ", ".join(map(str, f.fits)) if f.fits else "no unplayed tile"
-                parts.append(f"{f.letter} at {cell_text(f.cell)} needs {needs}, fits {fits}")
+                parts.append(f"{f.letter} at {rules.fmt(f.cell)} needs {needs}, fits {fits}")
             out.events.append(Event("forced", "Forced spaces: " + "; ".join(parts) + ".", {
                 "spaces": [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
                            for f in report]}))
