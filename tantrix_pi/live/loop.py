@@ -117,8 +117,9 @@ class LiveLoop:
 
     def _lost(self, e: Exception) -> None:
         if self.camera_up or not self.stats.camera_lost:
+            what = "Camera lost" if self.ready_sent else "No camera"
             self.stats.camera_lost += 1
-            self._say([Event("camera", f"Camera lost: {e}. Retrying.", {})])
+            self._say([Event("camera", f"{what}: {e}. Retrying.", {})])
             self.notifier.status(f"camera lost: {e}")
         if self.camera_up:
             try:
