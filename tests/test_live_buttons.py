@@ -27,6 +27,11 @@ def test_next_and_back_buttons_become_loop_commands():
             time.sleep(0.1)
         got = [commands.get(timeout=2)[0], commands.get(timeout=2)[0]]
         assert got == ["end_turn", "undo"]
+        Device.pin_factory.pin(13).drive_low()  # menu: its page goes to the screen through the loop
+        time.sleep(0.1)
+        Device.pin_factory.pin(13).drive_high()
+        name, page = commands.get(timeout=2)
+        assert name == "screen" and page.lines
     finally:
         stop.set()
         buttons.close()

@@ -64,8 +64,9 @@ class LiveLoop:
         else:
             self.game, self.resumed = store.new_game(setup.to_dict()), False
         self.stable_frames, self.min_confidence = stable_frames, min_confidence
-        self.commands: queue.Queue[tuple[str, Setup | None]] = queue.Queue()
-        """("end_turn" | "undo" | "new_game", setup) from the buttons' menu, taken between frames."""
+        self.commands: queue.Queue[tuple[str, object]] = queue.Queue()
+        """From the buttons' menu, taken between frames: ("end_turn" | "undo", None), ("new_game", Setup or
+        None), ("screen", a devices Screen to show, or None to show the game again)."""
         self._load_game()
         self.camera_up = False
         self.ready_sent = False
@@ -81,7 +82,13 @@ class LiveLoop:
         self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game), ends)
         self.tracker = Tracker(board, self.stable_frames, self.min_confidence)
 
-    def _command(self, name: str, setup: Setup | None) -> None:
+    def _command(self, name: str, setup) -> None:
+        if name == "screen":  # the menu's page (a devices Screen), or None: back to the game
+            if setup is None:
+                self.sink.show(self.view())
+            else:
+                self.sink.screen(setup)
+            return
         if name == "end_turn":
             out = self.referee.end_turn()
         elif name == "undo":

@@ -132,9 +132,14 @@ def start_buttons(cfg: Config, commands, stop) -> object | None:
                 event = buttons.events.get(timeout=0.5)
             except queue.Empty:
                 continue
+            was_open = menu.is_open or menu.step is not None
             for cmd in menu.handle(event):
                 if cmd.name in ("end_turn", "undo", "new_game"):
                     commands.put((cmd.name, setup_of_settings(cmd.settings) if cmd.settings else None))
+            if menu.is_open or menu.step is not None:
+                commands.put(("screen", menu.screen()))
+            elif was_open:
+                commands.put(("screen", None))
 
     threading.Thread(target=listen, name="buttons", daemon=True).start()
     return buttons

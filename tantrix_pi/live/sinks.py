@@ -36,6 +36,9 @@ class Sink:
     def show(self, view: View) -> None:
         """The state after a batch of events (for screens)."""
 
+    def screen(self, screen) -> None:
+        """A page that is not the game (the buttons' menu: a devices `Screen`); screens only."""
+
     def tick(self) -> None:
         """Called once per frame from the main loop (a mono screen turns its page)."""
 
@@ -123,6 +126,9 @@ class Sinks(Sink):
     def tick(self) -> None:
         self._each("tick", None)
 
+    def screen(self, screen) -> None:
+        self._each("screen", screen)
+
     def close(self) -> None:
         for s in self.sinks:
             s.close()
@@ -148,6 +154,9 @@ class DisplaySink(Sink):
 
     def tick(self) -> None:
         self.display.tick()
+
+    def screen(self, screen) -> None:
+        self.display.show(screen)
 
     def show(self, view: View) -> None:
         from tantrix_pi.devices.screen import Forced, Screen
