@@ -67,20 +67,20 @@ class LiveLoop:
         self.commands: queue.Queue[tuple[str, object]] = queue.Queue()
         """From the buttons' menu, taken between frames: ("end_turn" | "undo", None), ("new_game", Setup or
         None), ("screen", a devices Screen to show, or None to show the game again)."""
-        self._load_game()
         self.camera_up = False
         self.ready_sent = False
         self.last_frame_at: float | None = None
         self.stop_requested = False
-        self.reference: np.ndarray | None = None
-        """Thumbnail of the table when it last matched the committed board."""
         self.tile_px = 0.0
+        self._load_game()
 
     def _load_game(self) -> None:
         board = self.store.board(self.game)
         ends = [e.data["after"] for e in self.store.events(self.game) if e.kind == "end_turn"]
         self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game), ends)
         self.tracker = Tracker(board, self.stable_frames, self.min_confidence)
+        self.reference: np.ndarray | None = None
+        """Thumbnail of the table when it last matched the committed board."""
 
     def _command(self, name: str, setup) -> None:
         if name == "screen":  # the menu's page (a devices Screen), or None: back to the game
