@@ -147,6 +147,24 @@ def test_no_camera_at_start_is_said_once_and_retried(tmp_path):
     assert cam.opened == 1
 
 
+def test_a_detector_crash_on_one_frame_skips_it(tmp_path):
+    moves = GAME[:3]
+    frames = scene_frames(script(moves, still=5, hand=2))
+    calls = [0]
+
+    def flaky(img):
+        calls[0] += 1
+        if calls[0] == 4:
+            raise ValueError("odd frame")
+        return detect_frame(img)
+
+    store = Store(tmp_path / "s.db")
+    loop = LiveLoop(sequence_source(frames), flaky, store, Setup(), MemorySink())
+    loop.run()
+    assert loop.stats.detector_errors == 1
+    assert [m.placement for m in store.moves(loop.game)] == moves
+
+
 def test_camera_back_within_five_seconds(tmp_path):
     clock = [0.0]
     frames = [frame_of(B())] * 3

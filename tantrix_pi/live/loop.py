@@ -41,6 +41,7 @@ class Stats:
     detected: int = 0
     commits: int = 0
     camera_lost: int = 0
+    detector_errors: int = 0
     gate_s: list[float] = field(default_factory=list)
     detect_s: list[float] = field(default_factory=list)
     frame_index_of_commit: list[int] = field(default_factory=list)
@@ -170,7 +171,14 @@ class LiveLoop:
             self.stats.skipped += 1
             self.tracker.motion()
             return True
-        det = self.detect(frame)
+        try:
+            det = self.detect(frame)
+        except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
+            self.stats.detector_errors += 1
+            log.error("the detector failed on a frame (%s: %s); frame skipped", type(e).__name__, e,
+                      exc_info=self.stats.detector_errors == 1)
+            self.tracker.motion()
+            return True
         self.stats.detect_s.append(time.perf_counter() - t1)
         self.stats.detected += 1
         if det.tile_px > 0:
