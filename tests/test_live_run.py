@@ -147,3 +147,16 @@ def test_a_hand_resting_over_a_photographed_board_yields_no_event(tmp_path):
     after = sink.events[sink.events.index(placed[-1]) + 1:]
     assert [e.kind for e in after if e.kind not in ("forced", "scores")] == []
     assert loop.stats.detected >= 12  # the resting hand was looked at, not just skipped
+
+
+def test_demo_pipeline_on_the_first_tiles_of_the_bundled_game(tmp_path):
+    from tantrix_pi.live.demo import run_demo
+    from tantrix_pi.live.tracker import apply, register
+
+    loop, demo, _ = run_demo(tmp_path / "out", console=False, moves=5)
+    stored = [m.placement for m in loop.store.moves(loop.game)]
+    t = register(Board(demo.moves), stored)
+    assert [apply(t, p) for p in stored] == demo.moves
+    events = (tmp_path / "out" / "events.jsonl").read_text().splitlines()
+    assert sum('"kind": "placed"' in e for e in events) == 5
+    assert loop.stats.skipped >= 5  # every tile came with a hand

@@ -100,8 +100,10 @@ def photograph(board: Board, reach: tuple[float, float] | None, frame: int, opti
     return render(board, occluder=reach, frame=frame, **options)[0]
 
 
-def run_demo(out: Path, console: bool = True, extra: Sink | None = None) -> tuple[LiveLoop, Demo, float]:
-    """Play the bundled recording into `out` (state, events, display frames, GIF); returns the loop."""
+def run_demo(out: Path, console: bool = True, extra: Sink | None = None,
+             moves: int | None = None) -> tuple[LiveLoop, Demo, float]:
+    """Play the bundled recording (its first `moves` placements) into `out` (state, events, display frames,
+    GIF); returns the loop, the recording and the seconds it took."""
     if out.exists():
         for name in ("state.db", "state.db-wal", "state.db-shm", "events.jsonl"):
             (out / name).unlink(missing_ok=True)
@@ -112,7 +114,7 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None) -> tupl
                                 "display": {"kind": "png", "dir": str(out / "display")},
                                 "mode": {"kind": "game", "players": load_record()["players"]},
                                 "paths": {"state_dir": str(out)}}, "demo")
-    demo = Demo.bundled()
+    demo = Demo.bundled(moves=moves)
     sinks: list[Sink] = [ConsoleSink() if console else MemorySink(), JsonLinesSink(cfg.events_path)]
     try:
         from tantrix_pi.live.sinks import DisplaySink
