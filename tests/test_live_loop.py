@@ -340,3 +340,16 @@ def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake()
     assert any(n.startswith("illegal:") for n in notes) and any(n.endswith("taken back") for n in notes)
     presses = sum(1 for m in load_record()["moves"] if m.get("end_turn"))
     assert sum(1 for s in demo.scenes if s.press == "end_turn") == presses == 18
+
+
+def test_gobble_wants_every_new_tile_to_touch_two(tmp_path):
+    from tantrix_pi.board import Board
+    from tantrix_pi.grid import neighbours
+
+    moves = GAME[:6]
+    # the first tile after the second that touches only one tile breaks Gobble's rule
+    k = next(i for i in range(2, 6) if sum(n in Board(GAME[:i]).cells for n in neighbours(GAME[i].cell)) < 2)
+    _, sink, _ = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2)), Setup("gobble", []))
+    bad = [e for e in sink.events if e.kind == "illegal"]
+    assert bad and bad[0].data["tile"] == GAME[k].tile
+    assert bad[0].data["violations"][0]["rule"] == "gobble-touch-two"

@@ -214,7 +214,11 @@ class Referee:
     def _violations(self, board: Board, p: Placement) -> list:
         if self.setup.is_game:
             return rules.why_illegal(board, p, bag_empty=self.bag_empty_with(board))
-        # puzzles, gobble and free play: only the golden rule is judged tile by tile
+        if self.setup.mode == "gobble":  # touch two tiles and match; no restrictions
+            from tantrix_pi.puzzles import gobble_why_illegal
+
+            return [v for v in gobble_why_illegal(board, p) if v.rule not in (rules.CELL_OCCUPIED, rules.TILE_PLACED)]
+        # puzzles and free play: only the golden rule is judged tile by tile
         return [v for v in rules.why_illegal(board, p, bag_empty=True) if v.rule == rules.GOLDEN_RULE]
 
     def bag_empty_with(self, board: Board) -> bool:
