@@ -9,8 +9,8 @@ from collections.abc import Mapping
 
 from tantrix_pi.devices.screen import DeviceError
 
-DEFAULT_PINS = {"next": 5, "back": 6, "menu": 13}
-"""BCM numbers: physical pins 29, 31 and 33, each wired through its button to ground (pin 30, 34 or 39)."""
+DEFAULT_PINS = {"next": 17, "back": 27, "menu": 22}
+"""BCM numbers: physical pins 11, 13 and 15, each wired through its button to a ground pin (9, 14 or 25)."""
 
 
 class Event(enum.Enum):
@@ -27,9 +27,9 @@ class Event(enum.Enum):
 
 
 class Buttons:
-    """Next, back and menu buttons, each between a GPIO pin and ground (internal pull-ups; BCM 5, 6, 13).
+    """Next, back and menu buttons, each between a GPIO pin and ground (internal pull-ups; BCM 17, 27, 22).
 
-        buttons = Buttons()                     # or Buttons({"next": 17, "back": 27, "menu": 22})
+        buttons = Buttons()                     # or Buttons({"next": 5, "back": 6, "menu": 13})
         event = buttons.events.get()            # Event.NEXT, Event.BACK, Event.MENU or Event.NEW_GAME
         buttons.close()
 
