@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import queue
 import threading
+import warnings
 from collections.abc import Mapping
 
 from tantrix_pi.devices.screen import DeviceError
@@ -50,15 +51,17 @@ class Buttons:
         self._lock = threading.Lock()
         try:
             from gpiozero import Button
-            from gpiozero.exc import BadPinFactory, GPIOZeroError
+            from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
         except ImportError:
             raise DeviceError("buttons: gpiozero is not installed") from None
         self._buttons: dict[str, Button] = {}
         try:
-            for name, pin in self.pins.items():
-                button = Button(pin, pull_up=True, hold_time=hold_seconds, pin_factory=pin_factory)
-                self._buttons[name] = button
-                button.when_pressed = button.when_released = lambda _b, n=name: self._edge(n)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PinFactoryFallback)  # the DeviceError below says it in one line
+                for name, pin in self.pins.items():
+                    button = Button(pin, pull_up=True, hold_time=hold_seconds, pin_factory=pin_factory)
+                    self._buttons[name] = button
+                    button.when_pressed = button.when_released = lambda _b, n=name: self._edge(n)
             self._buttons["menu"].when_held = lambda _b: self._held_menu()
         except BadPinFactory:
             self.close()
