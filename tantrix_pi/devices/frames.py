@@ -92,15 +92,17 @@ def _forced_list(d: ImageDraw.ImageDraw, screen: Screen, box, vertical: bool) ->
     """Each forced space as its letter followed by a swatch of every colour it needs."""
     x0, y0, x1, y1 = box
     step = 22 if vertical else y1 - y0
-    size = step - 6
     x, y = x0 + 4, y0 + 3
     for f in screen.forced:
+        size = step - 6
+        if vertical:
+            size = min(size, (x1 - x0 - 8) // (1 + len(f.colours)))
         if vertical and y + step > y1 or not vertical and x + size * (1 + len(f.colours)) > x1:
             break
-        d.text((x, y), f.letter, font=font(size), fill=TEXT)
-        sx = x + size
+        d.text((x, y), f.letter, font=font(step - 6), fill=TEXT)
+        sx = x + step - 6
         for c in f.colours:
-            d.rectangle((sx, y + 2, sx + size - 4, y + size - 2), fill=PLAYER_RGB[c])
+            d.rectangle((sx, y + 2, sx + size - 4, y + step - 8), fill=PLAYER_RGB[c])
             sx += size
         if vertical:
             y += step
