@@ -40,12 +40,16 @@ mount -t sysfs sysfs "$ROOT/sys"
 mount --bind /dev "$ROOT/dev"
 mount --bind /dev/pts "$ROOT/dev/pts"
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# Trust what this machine trusts: its network may reach the package index through a proxy of its own.
+cp -L /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
 
 rm -rf "$ROOT/opt/tantrix-pi-src"
 mkdir -p "$ROOT/opt/tantrix-pi-src"
 git -C "$SRC" archive HEAD | tar -x -C "$ROOT/opt/tantrix-pi-src"
 
-chroot "$ROOT" /bin/sh -eu -c '
+# A clean environment: none of this machine's pip settings (local wheel folders, constraints) apply there.
+env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root LANG=C.UTF-8 \
+    PIP_CERT=/etc/ssl/certs/ca-certificates.crt chroot "$ROOT" /bin/sh -eu -c '
     echo "arm64-check: inside: $(uname -m), $(python3 --version), Debian $(cat /etc/debian_version)"
     [ -x /opt/venv/bin/python ] || python3 -m venv --system-site-packages /opt/venv
     /opt/venv/bin/pip install --quiet --disable-pip-version-check "/opt/tantrix-pi-src[pi,dev]"
