@@ -1,30 +1,21 @@
 """Frames of the Display checked by pixels on luma's dummy device, at every supported size."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
+from tantrix_pi import render
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.devices.display import MODELS, Display, open_display
 from tantrix_pi.devices.frames import font
 from tantrix_pi.devices.screen import PLAYER_RGB, DeviceError, Forced, Screen
-from tantrix_pi.grid import corners
 
 dummy = pytest.importorskip("luma.core.device").dummy
 
 COLOUR_MODELS = [m for m in MODELS.values() if m.mode == "RGB"]
 MONO_MODELS = [m for m in MODELS.values() if m.mode == "1"]
-MAP_MARK = (255, 0, 255)
-
-
-def placeholder_drawer(board, size, letters, last):
-    """Stand-in for tantrix_pi.render until it lands: magenta hexes, so the map's place can be found."""
-    img = Image.new("RGB", size, (0, 0, 0))
-    d = ImageDraw.Draw(img)
-    for p in board:
-        d.polygon([(x * 10 + size[0] / 2, y * 10 + size[1] / 2) for x, y in corners(p.cell)], fill=MAP_MARK)
-    return img
-
 
 BOARD = Board([Placement(1, 0, 0, 0), Placement(2, 1, 0, 0), Placement(3, 0, 1, 0)])
 GAME = Screen(message="Blue to play", forced=(Forced("A", (1, 1), "RY"),), scores=(("R", 7), ("B", 12), ("Y", 3)),
@@ -33,7 +24,7 @@ GAME = Screen(message="Blue to play", forced=(Forced("A", (1, 1), "RY"),), score
 
 def show(model, screen, **kw):
     device = dummy(width=model.size[0], height=model.size[1], mode=model.mode)
-    display = Display(device, draw_board=placeholder_drawer, **kw)
+    display = Display(device, **kw)
     display.show(screen)
     return display, device
 
@@ -73,12 +64,29 @@ def test_map_sits_between_message_and_scores_and_forced_colours_are_listed(model
     _, device = show(model, GAME)
     px = rgb(device)
     h = model.size[1]
-    rows = np.where((px == MAP_MARK).all(axis=2).any(axis=1))[0]
-    assert rows.size and rows.min() > h * 0.16 and rows.max() < h * 0.89
+    rows = np.where((px == render.BACKGROUND).all(axis=2).any(axis=1))[0]  # the renderer's table colour
+    assert rows.size and rows.min() >= round(h * 0.16) and rows.max() < h - round(h * 0.11)
     for colour in "RY":  # forced space A needs red and yellow: both swatches are drawn outside the score bar
         found = np.where((px[: int(h * 0.89)] == PLAYER_RGB[colour]).all(axis=2))
         assert found[0].size > 20, colour
     assert not (px[: int(h * 0.89)] == PLAYER_RGB["G"]).all(axis=2).any()
+
+
+def near(px: np.ndarray, rgb: tuple[int, int, int], tolerance: int = 30) -> np.ndarray:
+    return (np.abs(px.astype(int) - rgb) <= tolerance).all(axis=2)
+
+
+@pytest.mark.parametrize("model", COLOUR_MODELS, ids=lambda m: m.name)
+def test_map_letters_the_forced_space_and_marks_the_last_placement(model):
+    h = model.size[1]
+    top, bottom, width = round(h * 0.16), h - round(h * 0.11), h - round(h * 0.16) - round(h * 0.11)
+    _, device = show(model, GAME)
+    map_px = rgb(device)[top:bottom, :width]
+    assert near(map_px, render.FORCED_RGB).sum() > 20, "forced space A drawn by the renderer"
+    assert near(map_px, render.LAST_RGB, 10).sum() > 20, "last placement outlined"
+    _, device = show(model, replace(GAME, forced=(), last=None))
+    map_px = rgb(device)[top:bottom, :width]
+    assert near(map_px, render.FORCED_RGB).sum() == 0 and near(map_px, render.LAST_RGB, 10).sum() == 0
 
 
 @pytest.mark.parametrize("model", COLOUR_MODELS, ids=lambda m: m.name)
@@ -144,7 +152,7 @@ def test_mono_long_message_wraps_inside_the_screen(model):
 
 @pytest.mark.parametrize("model", MODELS.values(), ids=lambda m: m.name)
 def test_png_display_writes_every_frame_at_the_models_size(tmp_path, model):
-    display = open_display(f"png:{tmp_path}", {"model": model.name}, draw_board=placeholder_drawer)
+    display = open_display(f"png:{tmp_path}", {"model": model.name})
     display.show(GAME)
     display.show(Screen(message="Game over"))
     files = sorted(tmp_path.glob("frame-*.png"))

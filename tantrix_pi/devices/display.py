@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from tantrix_pi.devices.frames import BoardDrawer, colour_frame, mono_frame, mono_pages
+from tantrix_pi.devices.frames import colour_frame, mono_frame, mono_pages
 from tantrix_pi.devices.screen import DeviceError, Screen
 
 log = logging.getLogger(__name__)
@@ -90,11 +90,10 @@ class Display:
         display.next_page()                           # mono screens: message, forced spaces, scores
     """
 
-    def __init__(self, device, draw_board: BoardDrawer | None = None, page_seconds: float = 4.0) -> None:
+    def __init__(self, device, page_seconds: float = 4.0) -> None:
         self.device = device
         self.size = (device.width, device.height)
         self.mono = device.mode == "1"
-        self.draw_board = draw_board if draw_board is not None else engine_board_drawer
         self.page_seconds = page_seconds
         self.screen = Screen()
         self.page = 0
@@ -136,20 +135,13 @@ class Display:
         if self.mono:
             frame = mono_frame(self.screen, self.size, self.page)
         else:
-            frame = colour_frame(self.screen, self.size, self.draw_board)
+            frame = colour_frame(self.screen, self.size)
         self.device.display(frame)
         return frame
 
 
-def engine_board_drawer(board, size, letters, last):
-    """The mini-map drawn by the engine's renderer, `tantrix_pi.render`."""
-    from tantrix_pi import render
-
-    return render.draw_board(board, size=size, letters=letters, last=last)
-
-
-def open_display(spec: str, options: Mapping[str, object] | None = None, fallback_dir: str | Path | None = None,
-                 draw_board: BoardDrawer | None = None) -> Display:
+def open_display(spec: str, options: Mapping[str, object] | None = None,
+                 fallback_dir: str | Path | None = None) -> Display:
     """A Display for `spec`: a model name, "png:DIR" (frames of `options["model"]`'s size) or "none".
 
     When the model's hardware cannot be opened and `fallback_dir` is given, frames go to PNGs there.
@@ -160,7 +152,7 @@ def open_display(spec: str, options: Mapping[str, object] | None = None, fallbac
         _check_options(model, options)
         device = (MemoryDevice(model.size, model.mode) if spec == "none"
                   else PngDevice(spec[4:] or ".", model.size, model.mode))
-        return Display(device, draw_board)
+        return Display(device)
     model = MODELS[_model_name(spec)]
     _check_options(model, options)
     try:
@@ -170,7 +162,7 @@ def open_display(spec: str, options: Mapping[str, object] | None = None, fallbac
             raise
         log.warning("%s; drawing frames to %s instead", e, fallback_dir)
         device = PngDevice(fallback_dir, model.size, model.mode)
-    return Display(device, draw_board)
+    return Display(device)
 
 
 def _model_name(name: object) -> str:

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from tantrix_pi.board import Board
 from tantrix_pi.devices.screen import PLAYER_RGB, Screen
-from tantrix_pi.grid import Cell
+from tantrix_pi.render import Highlights, render
 from tantrix_pi.tiles import COLOUR_NAMES
-
-BoardDrawer = Callable[[Board, tuple[int, int], Mapping[Cell, str], "Cell | None"], Image.Image]
-"""draw(board, (width, height), letters by forced cell, last placed cell) -> RGB image of that size."""
 
 BACKGROUND = (0, 0, 0)
 MESSAGE_BG = (40, 40, 48)
@@ -41,7 +36,7 @@ def wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int) -> 
 
 
 # -- colour screens -------------------------------------------------------------------------------
-def colour_frame(screen: Screen, size: tuple[int, int], draw_board: BoardDrawer | None) -> Image.Image:
+def colour_frame(screen: Screen, size: tuple[int, int]) -> Image.Image:
     """The colour layout: message on top, map (or menu) in the middle, score bar at the bottom."""
     w, h = size
     img = Image.new("RGB", size, BACKGROUND)
@@ -53,7 +48,7 @@ def colour_frame(screen: Screen, size: tuple[int, int], draw_board: BoardDrawer 
     if screen.lines or screen.progress is not None:
         _menu_area(d, screen, middle, h // 15)
     else:
-        _map_area(img, d, screen, middle, draw_board)
+        _map_area(img, d, screen, middle)
     _score_bar(d, screen, (0, h - score_h, w, h))
     return img
 
@@ -68,20 +63,17 @@ def _message_bar(d: ImageDraw.ImageDraw, text: str, box: tuple[int, int, int, in
         d.text((x0 + 4, top + i * (size + 2)), line, font=fnt, fill=TEXT)
 
 
-def _map_area(img, d, screen: Screen, box, draw_board: BoardDrawer | None) -> None:
+def _map_area(img: Image.Image, d: ImageDraw.ImageDraw, screen: Screen, box) -> None:
+    """The engine's drawing of the board (forced spaces lettered, last placement outlined) and the forced list."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     panel = w - h if w > h * 1.2 else 0
     row = 0 if panel or not screen.forced else max(16, h // 9)
     map_box = (x0, y0, x1 - panel, y1 - row)
-    if screen.board is not None and len(screen.board) and draw_board is not None:
-        letters = {f.cell: f.letter for f in screen.forced}
-        last = screen.last.cell if screen.last else None
-        size = (map_box[2] - map_box[0], map_box[3] - map_box[1])
-        picture = draw_board(screen.board, size, letters, last).convert("RGB")
-        if picture.size != size:
-            picture.thumbnail(size)
-        img.paste(picture, (map_box[0] + (size[0] - picture.width) // 2, map_box[1] + (size[1] - picture.height) // 2))
+    if screen.board is not None and len(screen.board):
+        forced = tuple(f.cell for f in sorted(screen.forced, key=lambda f: (len(f.letter), f.letter)))
+        marks = Highlights(forced=forced, last=screen.last.cell if screen.last else None)
+        img.paste(render(screen.board, marks, size=(map_box[2] - map_box[0], map_box[3] - map_box[1])), map_box[:2])
     if panel:
         _forced_list(d, screen, (x1 - panel, y0, x1, y1), vertical=True)
     elif row:

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.grid import Cell
+from tantrix_pi.render import ARC_RGB
 
-PLAYER_RGB = {"R": (215, 35, 35), "Y": (245, 200, 0), "G": (20, 160, 60), "B": (40, 90, 230)}
-"""Screen colour of each player / arc colour."""
+PLAYER_RGB = ARC_RGB
+"""Screen colour of each player: the colour the renderer gives its arcs."""
 
 
 class DeviceError(TantrixError):
