@@ -78,7 +78,7 @@ install_packages() {
     fi
 }
 
-install() {
+do_install() {
     if [ "$apt" = 1 ]; then install_packages; fi
     if id -u "$ACCOUNT" >/dev/null 2>&1; then
         say "user $ACCOUNT exists"
@@ -118,7 +118,7 @@ install() {
     say "installed; follow it with: journalctl -u tantrix-pi -f"
 }
 
-uninstall() {
+do_uninstall() {
     if [ -e "$UNIT_DIR/$SERVICE" ]; then
         run systemctl disable --now "$SERVICE"
         run rm -f "$UNIT_DIR/$SERVICE"
@@ -137,6 +137,6 @@ uninstall() {
 }
 
 case "$action" in
-    install) install ;;
-    *) uninstall ;;
+    install) do_install ;;
+    *) do_uninstall ;;
 esac

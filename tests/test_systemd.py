@@ -2,6 +2,7 @@
 
 import configparser
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -103,3 +104,9 @@ def test_uninstall_keeps_games_unless_purged(tmp_path):
 def test_install_rejects_unknown_options():
     result = subprocess.run(["sh", str(INSTALL), "--frobnicate"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "unknown option --frobnicate" in result.stderr
+
+
+def test_install_sh_functions_do_not_shadow_the_commands_it_runs():
+    # a function named like a command (install, ...) would be called by `run install ...` instead
+    names = re.findall(r"^([a-z_]+)\(\) \{", INSTALL.read_text(), flags=re.M)
+    assert names and [n for n in names if shutil.which(n)] == []
