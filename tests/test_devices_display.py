@@ -154,6 +154,7 @@ def test_mono_long_message_wraps_inside_the_screen(model):
 def test_png_display_writes_every_frame_at_the_models_size(tmp_path, model):
     display = open_display(f"png:{tmp_path}", {"model": model.name})
     display.show(GAME)
+    display.show(GAME)  # unchanged: nothing new to send
     display.show(Screen(message="Game over"))
     files = sorted(tmp_path.glob("frame-*.png"))
     assert [f.name for f in files] == ["frame-00001.png", "frame-00002.png"]

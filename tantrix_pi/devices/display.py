@@ -98,6 +98,7 @@ class Display:
         self.screen = Screen()
         self.page = 0
         self._page_shown_at = time.monotonic()
+        self._frame: Image.Image | None = None
 
     @property
     def pages(self) -> int:
@@ -105,7 +106,12 @@ class Display:
         return len(mono_pages(self.screen)) if self.mono else 1
 
     def show(self, screen: Screen) -> Image.Image:
-        """Draw `screen` and send it to the device; a new message starts again at its first page."""
+        """Draw `screen` and send it to the device; a new message starts again at its first page.
+
+        Showing the screen already shown sends nothing (the panel keeps it; no PNG is written again).
+        """
+        if screen == self.screen and self._frame is not None:
+            return self._frame
         if screen.message != self.screen.message or screen.lines != self.screen.lines:
             self.page = 0
             self._page_shown_at = time.monotonic()
@@ -137,6 +143,7 @@ class Display:
         else:
             frame = colour_frame(self.screen, self.size)
         self.device.display(frame)
+        self._frame = frame
         return frame
 
 
