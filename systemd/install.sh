@@ -42,6 +42,7 @@ run() {
     [ "$dry" = 1 ] || "$@"
 }
 say() { echo "install.sh: $*"; }
+systemd_running() { [ -d /run/systemd/system ]; }
 
 if [ "$dry" = 0 ] && [ "$(id -u)" -ne 0 ]; then
     echo "install.sh: run it as root (sudo), or with --dry-run" >&2
@@ -112,17 +113,26 @@ do_install() {
     fi
 
     run install -m 0644 "$SRC/systemd/$SERVICE" "$UNIT_DIR/$SERVICE"
-    run systemctl daemon-reload
-    run systemctl enable "$SERVICE"
-    run systemctl restart "$SERVICE"
-    say "installed; follow it with: journalctl -u tantrix-pi -f"
+    if systemd_running; then
+        run systemctl daemon-reload
+        run systemctl enable "$SERVICE"
+        run systemctl restart "$SERVICE"
+        say "installed; follow it with: journalctl -u tantrix-pi -f"
+    else
+        run systemctl enable "$SERVICE"
+        say "systemd is not running here (a chroot or a container): the service starts at the next boot"
+    fi
 }
 
 do_uninstall() {
     if [ -e "$UNIT_DIR/$SERVICE" ]; then
-        run systemctl disable --now "$SERVICE"
+        if systemd_running; then
+            run systemctl disable --now "$SERVICE"
+        else
+            run systemctl disable "$SERVICE"
+        fi
         run rm -f "$UNIT_DIR/$SERVICE"
-        run systemctl daemon-reload
+        if systemd_running; then run systemctl daemon-reload; fi
     else
         say "no $UNIT_DIR/$SERVICE: the service is not installed"
     fi

@@ -79,7 +79,9 @@ def test_install_dry_run_lists_every_step_and_changes_nothing(tmp_path):
     assert "python3 -m venv --system-site-packages" in out
     assert f"pip install --quiet --disable-pip-version-check --upgrade {ROOT}[pi]" in out
     assert "write the default" in out
-    assert "systemctl enable tantrix-pi.service" in out and "systemctl restart tantrix-pi.service" in out
+    assert "systemctl enable tantrix-pi.service" in out
+    # started at once where systemd runs; in a chroot or container only enabled for the next boot
+    assert ("systemctl restart tantrix-pi.service" in out) == Path("/run/systemd/system").is_dir()
     assert "apt-get" not in out
     assert list(tmp_path.iterdir()) == []
 
@@ -95,7 +97,7 @@ def test_uninstall_keeps_games_unless_purged(tmp_path):
     (tmp_path / "units").mkdir()
     (tmp_path / "units" / "tantrix-pi.service").write_text("")
     out = dry_run("--uninstall", config_dir=tmp_path / "etc")
-    assert "systemctl disable --now tantrix-pi.service" in out and "kept" in out
+    assert "systemctl disable" in out and "kept" in out
     assert "rm -rf /var/lib/tantrix-pi" not in out
     (tmp_path / "etc").mkdir()
     assert f"rm -rf {tmp_path / 'etc'}" in dry_run("--purge", config_dir=tmp_path / "etc")
