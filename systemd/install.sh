@@ -69,11 +69,6 @@ install_packages() {
             say "Debian package $p is not available here; skipping it"
         fi
     done
-    # RPi.GPIO drives the SPI displays' DC/RST pins; on a Pi 5 only the lgpio-based drop-in works.
-    if ! dpkg -s python3-rpi.gpio >/dev/null 2>&1 && ! dpkg -s python3-rpi-lgpio >/dev/null 2>&1 \
-        && apt-cache show python3-rpi-lgpio >/dev/null 2>&1; then
-        missing="$missing python3-rpi-lgpio"
-    fi
     if [ -n "$missing" ]; then
         run apt-get install -y $missing
     fi

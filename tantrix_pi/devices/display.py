@@ -218,8 +218,8 @@ def _luma_device(model: Model, o: Mapping[str, int]):
     except DeviceNotFoundError:
         raise DeviceError(f"display {model.name}: {_not_found(model, o)}") from None
     except ImportError as e:
-        raise DeviceError(f"display {model.name}: Python module {e.name!r} is missing (on Raspberry Pi OS: "
-                          "sudo apt install python3-spidev python3-rpi-lgpio)") from None
+        raise DeviceError(f"display {model.name}: Python module {e.name!r} is missing (pip install "
+                          "'tantrix-pi[pi]'; spidev: sudo apt install python3-spidev)") from None
     except (OSError, RuntimeError) as e:
         raise DeviceError(f"display {model.name}: cannot open it ({e.__class__.__name__}: {e})") from None
 
