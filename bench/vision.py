@@ -81,9 +81,9 @@ def synthetic(n: int, seed: int):
             "loose": spare[:n_loose], "face_down": spare[n_loose:n_loose + n_down],
             "loose_style": "row" if rng.random() < 0.5 else "scattered",
         }
-        if rng.random() < 0.15:  # a dim room: the camera's gain cannot make up for it, and the grain shows
-            params["exposure"] = float(rng.uniform(0.25, 0.5))
-            params["noise"] *= 1.5
+        if rng.random() < 0.15:  # a dim room: the camera's gain makes up for most of it, and the grain shows
+            params["exposure"] = float(rng.uniform(0.4, 0.75))
+            params["noise"] *= 2.0
         hard = rng.random()
         if hard < 0.1:
             params["occluder"] = "hand"
