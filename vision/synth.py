@@ -105,14 +105,21 @@ class Lens:
 
 @lru_cache(maxsize=2)
 def _lens_maps(size: tuple[int, int], k1: float, k2: float) -> tuple[np.ndarray, np.ndarray]:
-    """For each photo pixel, the ideal-image pixel it shows (cv2.remap maps)."""
+    """For each photo pixel, the ideal-image pixel it shows (cv2.remap maps).
+
+    Solved on every 4th pixel and interpolated: the map is smooth, and it is 16 times faster.
+    """
     w, h = size
     f = focal_px(w)
     k = np.array([[f, 0, (w - 1) / 2.0], [0, f, (h - 1) / 2.0], [0, 0, 1.0]])
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    step = 4
+    ys, xs = np.mgrid[0:h + step:step, 0:w + step:step].astype(np.float32)
     ideal = cv2.undistortPoints(np.dstack([xs, ys]).reshape(-1, 1, 2), k, np.array([k1, k2, 0.0, 0.0]), P=k)
-    ideal = ideal.reshape(h, w, 2)
-    return cv2.convertMaps(ideal[..., 0], ideal[..., 1], cv2.CV_16SC2)
+    ideal = ideal.reshape(xs.shape[0], xs.shape[1], 2)
+    # sample i of the coarse grid sits at pixel step * i: an affine warp puts it there
+    to_full = np.array([[step, 0, 0], [0, step, 0]], np.float32)
+    full = cv2.warpAffine(ideal, to_full, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.convertMaps(full[..., 0], full[..., 1], cv2.CV_16SC2)
 
 
 def camera_homography(size: tuple[int, int], tilt_deg: float, azimuth_deg: float, hfov_deg: float = HFOV_DEG,
