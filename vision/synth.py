@@ -527,11 +527,12 @@ def _draw_hand(img, rng, reach, tile_px, size, tile_mask):
     rx, ry = reach
     ang = math.atan2(ry - start[1], rx - start[0])
     ux, uy = math.cos(ang), math.sin(ang)
-    arm_w = 1.1 * tile_px
-    palm = (rx - ux * 0.55 * tile_px, ry - uy * 0.55 * tile_px)
+    # proportions of a real hand against a 44 mm tile: forearm ~65 mm, palm ~85 x 100 mm, fingers ~75 mm
+    arm_w = 1.5 * tile_px
+    palm = (rx - ux * 0.9 * tile_px, ry - uy * 0.9 * tile_px)
     mask = np.zeros((h, w), np.uint8)
     cv2.line(mask, (int(start[0]), int(start[1])), (int(palm[0]), int(palm[1])), 255, int(arm_w), cv2.LINE_AA)  # arm
-    cv2.ellipse(mask, (int(palm[0]), int(palm[1])), (int(0.75 * tile_px), int(0.6 * tile_px)),
+    cv2.ellipse(mask, (int(palm[0]), int(palm[1])), (int(1.15 * tile_px), int(0.95 * tile_px)),
                 math.degrees(ang), 0, 360, 255, -1, cv2.LINE_AA)
 
     def limb(a, b, width):
@@ -540,10 +541,10 @@ def _draw_hand(img, rng, reach, tile_px, size, tile_mask):
     def at(along, across):  # a point on the hand: `along` the arm and `across` it, in tile sizes from the palm
         return (palm[0] + (ux * along - uy * across) * tile_px, palm[1] + (uy * along + ux * across) * tile_px)
 
-    for k, spread in enumerate((-0.5, -0.17, 0.17, 0.5)):
-        length = 0.75 + 0.15 * (k in (1, 2))
-        limb(at(0.4, spread), at(0.4 + length, spread), 0.22 * tile_px)
-    limb(palm, at(0.3, -0.65), 0.26 * tile_px)  # thumb
+    for k, spread in enumerate((-0.7, -0.24, 0.24, 0.7)):
+        length = 1.45 + 0.25 * (k in (1, 2))
+        limb(at(0.7, spread), at(0.7 + length, spread), 0.38 * tile_px)
+    limb(palm, at(0.6, -1.3), 0.45 * tile_px)  # thumb
     skin = np.array(rng.choice([[150, 180, 225], [120, 155, 205], [80, 110, 160], [60, 80, 115]]), np.float32)
     ys, xs = np.nonzero(mask)
     if not len(xs):
