@@ -34,6 +34,10 @@ class Timeout(Exception):
     """The search ran past its deadline."""
 
 
+class GiveUp(Exception):
+    """The search used up its node budget (a restart is due)."""
+
+
 class LoopSearch:
     """All hole-free loops of `colour` through every tile of `tiles`, optionally containing `fixed`.
 
@@ -42,13 +46,14 @@ class LoopSearch:
     """
 
     def __init__(self, tiles: Sequence[int], colour: str, fixed: Iterable[Placement] = (),
-                 deadline: float | None = None, seed: int | None = None) -> None:
+                 deadline: float | None = None, seed: int | None = None, max_nodes: int | None = None) -> None:
         self.tiles = list(tiles)
         self.colour = colour
         self.fixed = list(fixed)
         self.deadline = deadline
         self.rng = random.Random(seed) if seed is not None else None
         self.nodes = 0
+        self.max_nodes = max_nodes
         self._prepare()
 
     # -- tables -------------------------------------------------------------------------------
@@ -76,6 +81,9 @@ class LoopSearch:
             next((ABS_TURN[a.shape] for a in TILES[t].arcs if a.colour == self.colour), 0) for t in self.tiles
         ]
         self.tile_mask = [0b111111 << (6 * i) for i in range(n)]
+        everything = (1 << (6 * n)) - 1
+        self.no_loop = [everything & ~self.face[d][loop] for d in range(6)]
+        self.loop_face = [self.face[d][loop] for d in range(6)]
         radius = n + 3 + max((max(abs(p.q), abs(p.r), abs(p.q + p.r)) for p in self.fixed), default=0)
         self.width = w = 2 * radius + 1
         self.origin = radius * w + radius
@@ -85,10 +93,6 @@ class LoopSearch:
 
     def _idx(self, q: int, r: int) -> int:
         return self.origin + q * self.width + r
-
-    def _distance(self, a: int, b: int) -> int:
-        dq, dr = self.qs[a] - self.qs[b], self.rs[a] - self.rs[b]
-        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
     # -- entry points -----------------------------------------------------------------------------
     def run(self, on_solution: Callable[[list[Placement]], bool]) -> bool:
@@ -136,7 +140,7 @@ class LoopSearch:
         entry = self.other[o][exit_dir]
         self.start = start
         self.sin = start + self.delta[entry]
-        din = (entry + 3) % 6
+        din = self.first_din = (entry + 3) % 6
         tau = TURN_OF[(exit_dir - din) % 6]
         must = {self.sin} if occ[self.sin] < 0 else set()
         for k in range(1, 3 - tau):
@@ -151,9 +155,14 @@ class LoopSearch:
         for c in self.pending:
             self._grow_box(c)
         rem_abs = sum(self.abs_turn) - self.abs_turn[i]
-        n = len(self.tiles)
+        m = len(self.tiles) - 1
+        avail &= ~self.tile_mask[i]
+        ny = start + self.delta[exit_dir]
         try:
-            return self._step(start + self.delta[exit_dir], exit_dir, n - 1, tau, rem_abs, avail & ~self.tile_mask[i])
+            if occ[ny] >= 0 and ny not in self.pending:
+                return False
+            domains = self._narrow({}, None, must | ({ny} - self.pending), avail, m)
+            return domains is not None and self._step(ny, exit_dir, m, tau, rem_abs, avail, domains)
         finally:
             if was_fixed:
                 self.pending.add(start)
@@ -167,6 +176,13 @@ class LoopSearch:
         b[2], b[3] = min(b[2], r), max(b[3], r)
         b[4], b[5] = min(b[4], -q - r), max(b[5], -q - r)
 
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.deadline is not None and self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
+            raise Timeout
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise GiveUp
+
     # -- the walk ---------------------------------------------------------------------------------
     def _candidates(self, y: int, avail: int) -> int:
         occ, delta, face, cols = self.occ, self.delta, self.face, self.cols
@@ -177,28 +193,21 @@ class LoopSearch:
                 mask &= face[d][cols[o2][(d + 3) % 6]]
         return mask
 
-    def _step(self, y: int, din: int, m: int, turning: int, rem_abs: int, avail: int) -> bool:
+    def _step(self, y: int, din: int, m: int, turning: int, rem_abs: int, avail: int,
+              domains: dict[int, int]) -> bool:
         """Fill cell y, entered moving in direction din; m tiles (this one included) remain."""
-        self.nodes += 1
-        if self.deadline is not None and self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
-            raise Timeout
+        self._tick()
         occ = self.occ
         entry = (din + 3) % 6
-        if y in self.pending:
+        fixed = y in self.pending
+        if fixed:
             options = [occ[y]]
-            fixed = True
         else:
             if y == self.sin and m != 1:
                 return False
-            mask = self._candidates(y, avail)
-            options = []
-            while mask:
-                low = mask & -mask
-                options.append(low.bit_length() - 1)
-                mask ^= low
+            options = bits(domains[y])
             if self.rng:
                 self.rng.shuffle(options)
-            fixed = False
         for o in options:
             x = self.other[o][entry]
             if x < 0:
@@ -209,22 +218,23 @@ class LoopSearch:
             rem_abs2 = rem_abs - self.abs_turn[i]
             if abs(6 - turning2) > rem_abs2:
                 continue
-            if self._place(y, o, x, tau, m - 1, turning2, rem_abs2, avail & ~self.tile_mask[i], fixed):
+            if self._place(y, o, x, tau, m - 1, turning2, rem_abs2, avail & ~self.tile_mask[i], fixed, domains):
                 return True
         return False
 
     def _place(self, y: int, o: int, x: int, tau: int, m: int, turning: int, rem_abs: int, avail: int,
-               fixed: bool) -> bool:
-        occ, delta, must = self.occ, self.delta, self.must
+               fixed: bool, parent: dict[int, int]) -> bool:
+        """Put option o on y (the loop leaves it in direction x), check the rest can close, go on."""
+        occ, delta, must, pending = self.occ, self.delta, self.must, self.pending
         ny = y + delta[x]
         if m == 0:
             if ny != self.start or turning != 6:
                 return False
-        elif occ[ny] >= 0 and ny not in self.pending:
+        elif occ[ny] >= 0 and ny not in pending:
             return False
         box = list(self.box)
         if fixed:
-            self.pending.discard(y)
+            pending.discard(y)
         else:
             occ[y] = o
             self._grow_box(y)
@@ -240,15 +250,23 @@ class LoopSearch:
                 added.append(c)
         try:
             if m == 0:
-                placements = self._placements()
+                placements = self._placements(self.path)
                 if self.fixed and Board(placements).holes():
                     return False
                 if not self.fixed and self._encloses(y, ny, m):
                     return False
                 return self.on_solution(placements)
-            if not self._hopeful(y, ny, m, avail, fixed):
+            if not self._reachable(ny, m):
                 return False
-            return self._step(ny, x, m, turning, rem_abs, avail)
+            if not (fixed or pending) and self._encloses(y, ny, m):
+                return False
+            required = must if ny in pending else must | {ny}
+            domains = self._narrow(parent, None if fixed else y, required, avail, m)
+            if domains is None:
+                return False
+            if len(domains) + len(pending) == m:
+                return not self._has_hole(domains) and self._fill(domains, avail)
+            return self._step(ny, x, m, turning, rem_abs, avail, domains)
         finally:
             for c in added:
                 must.discard(c)
@@ -257,30 +275,185 @@ class LoopSearch:
             self.path.pop()
             self.box = box
             if fixed:
-                self.pending.add(y)
+                pending.add(y)
             else:
                 occ[y] = -1
 
-    def _hopeful(self, y: int, ny: int, m: int, avail: int, fixed: bool) -> bool:
-        """False when the walk, about to enter ny with m tiles left, provably cannot close."""
+    def _reachable(self, ny: int, m: int) -> bool:
+        """Whether a walk of m cells from ny can pass every must cell and end next to the start."""
         must, pending, sin = self.must, self.pending, self.sin
         if len(must) + len(pending) > m:
             return False
-        dist = self._distance
+        qs, rs = self.qs, self.rs
         budget = m - 1
-        if dist(ny, sin) > budget:
+        q0, r0, q1, r1 = qs[ny], rs[ny], qs[sin], rs[sin]
+        if (abs(q0 - q1) + abs(r0 - r1) + abs(q0 + r0 - q1 - r1)) // 2 > budget:
             return False
-        for z in must:
-            if dist(ny, z) + dist(z, sin) > budget:
-                return False
-            if z != ny and not self._candidates(z, avail):
-                return False
-        for z in pending:
-            if dist(ny, z) + dist(z, sin) > budget:
-                return False
-        if ny not in pending and not self._candidates(ny, avail):
-            return False
-        return fixed or bool(pending) or not self._encloses(y, ny, m)
+        budget *= 2
+        for group in (must, pending):
+            for z in group:
+                q, r = qs[z], rs[z]
+                if (abs(q0 - q) + abs(r0 - r) + abs(q0 + r0 - q - r)
+                        + abs(q1 - q) + abs(r1 - r) + abs(q1 + r1 - q - r)) > budget:
+                    return False
+        return True
+
+    def _narrow(self, parent: dict[int, int], placed: int | None, required: set[int], avail: int,
+                m: int) -> dict[int, int] | None:
+        """The options left for every empty cell the loop must still pass, or None when one has none.
+
+        Starts from the parent's options, less the tiles used and what the tile just placed on
+        `placed` rules out, adds the `required` cells, and keeps arc consistency between neighbouring
+        cells. A cell all of whose options send the loop towards an empty neighbour makes that
+        neighbour a loop cell too. Once these cells number all `m` tiles still to place, no loop arc
+        may point at any other empty cell. Finally every cell must be able to get a different tile.
+        """
+        occ, delta, face = self.occ, self.delta, self.face
+        domains = {z: mask & avail for z, mask in parent.items() if z != placed}
+        if placed is not None:
+            pcols = self.cols[occ[placed]]
+            for d in range(6):
+                z = placed + delta[d]
+                if z in domains:
+                    domains[z] &= face[(d + 3) % 6][pcols[d]]
+        changed = [z for z, mask in domains.items() if mask != parent[z]]
+        fresh = [z for z in required if z not in domains]
+        limit = m - len(self.pending)
+        exact = False
+        while True:
+            for z in fresh:
+                domains[z] = self._candidates(z, avail)
+            if len(domains) > limit:
+                return None
+            if not exact and len(domains) == limit:
+                exact = True
+                no_loop = self.no_loop
+                for z, mask in domains.items():
+                    for d in range(6):
+                        nb = z + delta[d]
+                        if occ[nb] < 0 and nb not in domains:
+                            mask &= no_loop[d]
+                    if mask != domains[z]:
+                        domains[z] = mask
+                        changed.append(z)
+            todo = set(fresh)
+            for z in changed + fresh:
+                if not domains[z]:
+                    return None
+                for d in delta:
+                    if z + d in domains:
+                        todo.add(z + d)
+            if not self._revise(domains, todo):
+                return None
+            if exact:
+                break
+            loop_face = self.loop_face
+            fresh = []
+            for z, mask in domains.items():
+                for d in range(6):
+                    nb = z + delta[d]
+                    if occ[nb] < 0 and nb not in domains and mask & loop_face[d] == mask and nb not in fresh:
+                        fresh.append(nb)
+            if not fresh:
+                break
+            changed = []
+        if len(domains) > 1 and not distinct_tiles(list(domains.values())):
+            return None
+        return domains
+
+    def _revise(self, domains: dict[int, int], todo: set[int]) -> bool:
+        """Arc consistency: drop options whose colour no option of a neighbouring cell can match."""
+        delta, face = self.delta, self.face
+        todo = list(todo)
+        queued = set(todo)
+        while todo:
+            z = todo.pop()
+            queued.discard(z)
+            mask = domains[z]
+            for d in range(6):
+                other = domains.get(z + delta[d])
+                if other is None:
+                    continue
+                back = face[(d + 3) % 6]
+                allowed = 0
+                for k in range(4):
+                    if other & back[k]:
+                        allowed |= face[d][k]
+                mask &= allowed
+            if mask != domains[z]:
+                if not mask:
+                    return False
+                domains[z] = mask
+                for dd in delta:
+                    nb = z + dd
+                    if nb in domains and nb not in queued:
+                        queued.add(nb)
+                        todo.append(nb)
+        return True
+
+    # -- once every remaining cell is known: constraint search over those cells ------------------------
+    def _has_hole(self, future: Iterable[int]) -> bool:
+        """True when the tiles placed so far plus the `future` cells would enclose an empty cell."""
+        occ, delta, qs, rs = self.occ, self.delta, self.qs, self.rs
+        filled = set(future)
+        cells = filled | {c for c in self.path} | self.pending
+        qlo, qhi = min(qs[c] for c in cells) - 1, max(qs[c] for c in cells) + 1
+        rlo, rhi = min(rs[c] for c in cells) - 1, max(rs[c] for c in cells) + 1
+        first = self._idx(qlo, rlo)
+        seen = {first}
+        todo = [first]
+        while todo:
+            c = todo.pop()
+            for d in delta:
+                nb = c + d
+                if nb in seen or occ[nb] >= 0 or nb in filled:
+                    continue
+                if qlo <= qs[nb] <= qhi and rlo <= rs[nb] <= rhi:
+                    seen.add(nb)
+                    todo.append(nb)
+        inside = (qhi - qlo + 1) * (rhi - rlo + 1) - len(cells)
+        return len(seen) != inside
+
+    def _fill(self, domains: dict[int, int], avail: int) -> bool:
+        """Give every cell of `domains` a tile (fewest options first), then check the loop."""
+        if not domains:
+            cells = self._trace()
+            return cells is not None and self.on_solution(self._placements(cells))
+        z = min(domains, key=lambda c: domains[c].bit_count())
+        options = bits(domains[z])
+        if self.rng:
+            self.rng.shuffle(options)
+        m = len(domains) - 1 + len(self.pending)
+        for o in options:
+            self._tick()
+            self.occ[z] = o
+            left = avail & ~self.tile_mask[o // 6]
+            try:
+                sub = self._narrow(domains, z, set(), left, m)
+                if sub is not None and self._fill(sub, left):
+                    return True
+            finally:
+                self.occ[z] = -1
+        return False
+
+    def _trace(self) -> list[int] | None:
+        """The cells of the loop from the start, when it is one clockwise loop through every tile."""
+        occ, delta, other = self.occ, self.delta, self.other
+        c, din = self.start, self.first_din
+        cells = []
+        turning = 0
+        for _ in range(len(self.tiles)):
+            x = other[occ[c]][(din + 3) % 6]
+            if x < 0:
+                return None
+            cells.append(c)
+            turning += TURN_OF[(x - din) % 6]
+            c, din = c + delta[x], x
+            if c == self.start:
+                break
+        if c != self.start or len(cells) != len(self.tiles) or turning != 6:
+            return None
+        return cells
 
     def _encloses(self, y: int, ny: int, m: int) -> bool:
         """True when the tile on y cut off an empty region the walk cannot fill exactly."""
@@ -317,9 +490,52 @@ class LoopSearch:
                 return True
         return False
 
-    def _placements(self) -> list[Placement]:
+    def _placements(self, cells: list[int]) -> list[Placement]:
         out = []
-        for c in self.path:
+        for c in cells:
             o = self.occ[c]
             out.append(Placement(self.tiles[o // 6], self.qs[c], self.rs[c], o % 6))
         return out
+
+
+def bits(mask: int) -> list[int]:
+    """Positions of the set bits of mask, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def distinct_tiles(options: list[int]) -> bool:
+    """True when each cell can get a different tile: a matching of cells to tiles (Kuhn's algorithm).
+
+    Each entry is a bit mask of (tile, turn) options, 6 bits per tile.
+    """
+    cells = []
+    for mask in options:
+        tiles = 0
+        for k in range(6):
+            tiles |= mask >> k
+        cells.append(tiles & TILE_BITS)
+    owner: dict[int, int] = {}
+
+    def augment(c: int, seen: list[int]) -> bool:
+        free = cells[c] & ~seen[0]
+        while free:
+            bit = free & -free
+            free ^= bit
+            seen[0] |= bit
+            if bit not in owner or augment(owner[bit], seen):
+                owner[bit] = c
+                return True
+        return False
+
+    for c in sorted(range(len(cells)), key=lambda c: cells[c].bit_count()):
+        if not augment(c, [0]):
+            return False
+    return True
+
+
+TILE_BITS = sum(1 << (6 * i) for i in range(64))
