@@ -1,0 +1,333 @@
+"""The rules of play (docs/rules.md sections 1-3): forced spaces, fits, restrictions, legality with reasons."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.grid import DIRECTION_NAMES, Cell, neighbour, neighbours, opposite
+from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, TILES
+
+# Rule names: stable strings other parts (referee, display, records) may store and compare.
+CELL_OCCUPIED = "cell-occupied"
+TILE_PLACED = "tile-already-placed"
+NOT_TOUCHING = "not-touching"
+GOLDEN_RULE = "golden-rule"
+HOPELESS_SPACE = "restriction-1-hopeless-space"
+FOUR_SIDED_SPACE = "restriction-2-four-sided-space"
+CONTROLLED_SIDE = "restriction-3-controlled-side"
+
+FORCED_NEIGHBOURS = 3
+"""An empty cell with at least this many occupied neighbours is a forced space."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One reason a placement (or a board) breaks a rule: the rule's name, a sentence, the cells involved."""
+
+    rule: str
+    message: str
+    cells: tuple[Cell, ...] = ()
+    direction: int | None = None
+    """For the golden rule: the direction from the first cell towards the mismatched neighbour."""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def fmt(cell: Cell) -> str:
+    """A cell as players read it: (q,r)."""
+    return f"({cell[0]},{cell[1]})"
+
+
+# -- fitting: every (tile, rot) indexed by the colours it shows in each set of directions ----------
+def _build_index() -> dict[tuple[int, str], tuple[tuple[int, int], ...]]:
+    index: dict[tuple[int, str], list[tuple[int, int]]] = {}
+    for n in ALL_NUMBERS:
+        for rot in range(6):
+            shown = TILES[n].turned(rot)
+            for mask in range(64):
+                key = (mask, "".join(shown[d] for d in range(6) if mask >> d & 1))
+                index.setdefault(key, []).append((n, rot))
+    return {k: tuple(v) for k, v in index.items()}
+
+
+_FIT_INDEX = _build_index()
+
+
+def _needs_key(needs: tuple[str | None, ...]) -> tuple[int, str]:
+    mask = 0
+    colours = []
+    for d, c in enumerate(needs):
+        if c is not None:
+            mask |= 1 << d
+            colours.append(c)
+    return mask, "".join(colours)
+
+
+def fits(board: Board, cell: Cell, tiles: Iterable[int] | None = None) -> list[Placement]:
+    """Every (tile, rot) on `cell` matching all its occupied neighbours; default tiles: those not on the board."""
+    allowed = set(tiles) if tiles is not None else set(ALL_NUMBERS) - board.tiles
+    q, r = cell
+    return [Placement(n, q, r, rot) for n, rot in _FIT_INDEX.get(_needs_key(board.facing(cell)), ()) if n in allowed]
+
+
+# -- forced spaces ------------------------------------------------------------------------------------
+def _neighbour_counts(occupied: Iterable[Cell]) -> Counter:
+    occ = occupied if isinstance(occupied, set | frozenset | dict) else set(occupied)
+    counts: Counter = Counter()
+    for c in occ:
+        for n in neighbours(c):
+            if n not in occ:
+                counts[n] += 1
+    return counts
+
+
+def reading_order(cell: Cell) -> tuple[int, int]:
+    """Sort key top to bottom, then left to right (how forced spaces get their letters A, B, C...)."""
+    return (cell[1], 2 * cell[0] + cell[1])
+
+
+def forced_spaces(board: Board) -> list[Cell]:
+    """Empty cells with >= 3 occupied neighbours, in reading order so they can be lettered A, B, C..."""
+    counts = _neighbour_counts(board._cells)
+    return sorted((c for c, n in counts.items() if n >= FORCED_NEIGHBOURS), key=reading_order)
+
+
+def letter(i: int) -> str:
+    """The label of the i-th forced space: A..Z, then AA, AB..."""
+    return chr(65 + i) if i < 26 else letter(i // 26 - 1) + chr(65 + i % 26)
+
+
+def hopeless_colour(needs: tuple[str | None, ...]) -> str | None:
+    """The colour that 3 or more links into a space share (no tile can fill it), else None."""
+    counts = Counter(c for c in needs if c is not None)
+    for colour, k in counts.items():
+        if k >= 3:
+            return colour
+    return None
+
+
+def hopeless_spaces(board: Board) -> list[Cell]:
+    """Forced spaces into which three or more links of one colour lead (restriction 1)."""
+    return [c for c in forced_spaces(board) if hopeless_colour(board.facing(c))]
+
+
+def four_sided_spaces(board: Board) -> list[Cell]:
+    """Empty cells with 4 or more occupied neighbours (restriction 2)."""
+    counts = _neighbour_counts(board._cells)
+    return sorted((c for c, n in counts.items() if n >= 4), key=reading_order)
+
+
+# -- the forced-space closure of rules.md section 3 [our reading] --------------------------------------
+@dataclass(frozen=True)
+class ClosureProblem:
+    """A cell the closure flags: it would be four-sided in `round` (1 = right after the placement).
+
+    `origin` is the forced space of round 1 whose filling chain leads there; `partner` the neighbouring
+    cell of the same round when the flag is two forced spaces side by side.
+    """
+
+    cell: Cell
+    round: int
+    origin: Cell
+    partner: Cell | None = None
+
+
+def closure_problems(occupied: set[Cell], counts: Counter | None = None,
+                     established: Iterable[Cell] = ()) -> dict[Cell, ClosureProblem]:
+    """Run the forced-space closure on a set of occupied cells (colours ignored) and return its flags by cell.
+
+    Repeat { F = empty cells with >= 3 occupied neighbours; flag cells of F with >= 4, and cells of F next
+    to another cell of F; stop if F is empty; mark F occupied }. The closure runs to its end so that every
+    flag is known (it always ends: no cell outside the board's bounding hexagon has 3 neighbours inside).
+    Chains are traced back preferably to the `established` forced spaces (those open before a placement).
+    """
+    occ = set(occupied)
+    counts = Counter(counts) if counts is not None else _neighbour_counts(occ)
+    established = set(established)
+    front = sorted((c for c, n in counts.items() if n >= FORCED_NEIGHBOURS), key=lambda c: c not in established)
+    origin: dict[Cell, Cell] = {c: c for c in front}
+    problems: dict[Cell, ClosureProblem] = {}
+    rnd = 0
+    while front:
+        rnd += 1
+        fset = set(front)
+        for c in front:
+            if counts[c] >= 4:
+                problems.setdefault(c, ClosureProblem(c, rnd, origin[c]))
+            for n in neighbours(c):
+                if n in fset:
+                    problems.setdefault(c, ClosureProblem(c, rnd, origin[c], n))
+        nxt = []
+        for c in front:
+            occ.add(c)
+            del counts[c]
+        for c in front:
+            for n in neighbours(c):
+                if n not in occ:
+                    counts[n] += 1
+                    origin.setdefault(n, origin[c])
+                    if counts[n] == FORCED_NEIGHBOURS:
+                        nxt.append(n)
+        front = nxt
+    return problems
+
+
+_BEFORE_CACHE: dict[frozenset, dict[Cell, ClosureProblem]] = {}
+
+
+def _problems_of(occupied: set[Cell] | dict, counts: Counter | None = None) -> dict[Cell, ClosureProblem]:
+    """closure_problems with a small cache: the board before a placement is asked about many times."""
+    key = frozenset(occupied)
+    found = _BEFORE_CACHE.get(key)
+    if found is None:
+        if len(_BEFORE_CACHE) > 64:
+            _BEFORE_CACHE.clear()
+        found = _BEFORE_CACHE[key] = closure_problems(set(occupied), counts)
+    return found
+
+
+def closure_violations(board: Board) -> list[Cell]:
+    """Cells the forced-space closure of the board as it stands flags (restrictions 2 and 3 as a whole)."""
+    return sorted(_problems_of(board._cells), key=reading_order)
+
+
+def _describe(p: ClosureProblem, cell: Cell) -> Violation:
+    if p.round == 1 and p.partner is None:
+        return Violation(FOUR_SIDED_SPACE, f"restriction 2: would make {fmt(p.cell)} a four-sided space",
+                         (cell, p.cell))
+    if p.round == 1:
+        return Violation(CONTROLLED_SIDE, f"restriction 3: forced spaces {fmt(p.cell)} and {fmt(p.partner)} "
+                         f"side by side; filling one makes the other four-sided", (cell, p.cell, p.partner))
+    return Violation(CONTROLLED_SIDE, f"restriction 3: controlled side from forced space at {fmt(p.origin)}; "
+                     f"would make {fmt(p.cell)} four-sided", (cell, p.origin, p.cell))
+
+
+def _restriction_23(cell: Cell, occupied: dict | set, counts: Counter) -> list[Violation]:
+    """Restrictions 2 and 3 for a tile on `cell`: flags of the closure that the board without it lacks."""
+    before = _problems_of(occupied, counts)
+    after_counts = Counter(counts)
+    del after_counts[cell]
+    after_occ = set(occupied)
+    after_occ.add(cell)
+    for n in neighbours(cell):
+        if n not in after_occ:
+            after_counts[n] += 1
+    after = closure_problems(after_occ, after_counts, (c for c, n in counts.items() if n >= FORCED_NEIGHBOURS))
+    new = [p for c, p in after.items() if c not in before]
+    seen: set[tuple] = set()
+    out = []
+    for p in sorted(new, key=lambda p: (p.round, reading_order(p.cell))):
+        pair = frozenset((p.cell, p.partner)) if p.partner else None
+        if pair and pair in seen:
+            continue
+        seen.add(pair)
+        out.append(_describe(p, cell))
+    return out
+
+
+# -- legality of one placement ---------------------------------------------------------------------
+def _golden(board: Board, p: Placement) -> list[Violation]:
+    out = []
+    for d in range(6):
+        other = board.get(neighbour(p.cell, d))
+        if other is None:
+            continue
+        mine, theirs = p.colour(d), other.colour(opposite(d))
+        if mine != theirs:
+            out.append(Violation(
+                GOLDEN_RULE,
+                f"golden rule: tile {p.tile} shows {COLOUR_NAMES[mine]} towards {fmt(other.cell)} "
+                f"({DIRECTION_NAMES[d]}), where tile {other.tile} shows {COLOUR_NAMES[theirs]}",
+                (p.cell, other.cell), d))
+    return out
+
+
+def _hopeless_after(board: Board, p: Placement) -> list[Violation]:
+    out = []
+    for d, n in enumerate(neighbours(p.cell)):
+        if n in board:
+            continue
+        needs = list(board.facing(n))
+        before = hopeless_colour(tuple(needs)) if sum(c is not None for c in needs) >= 3 else None
+        needs[opposite(d)] = p.colour(d)
+        if sum(c is not None for c in needs) < 3 or before:
+            continue
+        colour = hopeless_colour(tuple(needs))
+        if colour:
+            out.append(Violation(HOPELESS_SPACE, f"restriction 1: would make {fmt(n)} a forced space with three "
+                                 f"{COLOUR_NAMES[colour]} links: no tile can fill it", (p.cell, n)))
+    return out
+
+
+def why_illegal(board: Board, placement: Placement, bag_empty: bool = False) -> list[Violation]:
+    """Every reason `placement` may not be played on `board` (empty: it is legal).
+
+    While the bag has tiles the three restrictions apply; `bag_empty=True` lifts them.
+    """
+    p = placement
+    out = []
+    if p.cell in board:
+        out.append(Violation(CELL_OCCUPIED, f"cell {fmt(p.cell)} already holds tile {board[p.cell].tile}", (p.cell,)))
+    if p.tile in board.tiles:
+        where = board.cell_of(p.tile)
+        out.append(Violation(TILE_PLACED, f"tile {p.tile} is already on the board at {fmt(where)}", (where,)))
+    if p.cell in board:
+        return out
+    if len(board) and not any(n in board for n in neighbours(p.cell)):
+        out.append(Violation(NOT_TOUCHING, f"{fmt(p.cell)} does not touch the Tantrix", (p.cell,)))
+    out += _golden(board, p)
+    if not bag_empty and len(board):
+        out += _hopeless_after(board, p)
+        out += _restriction_23(p.cell, board._cells, _neighbour_counts(board._cells))
+    return out
+
+
+def is_legal(board: Board, placement: Placement, bag_empty: bool = False) -> bool:
+    """True when why_illegal finds nothing."""
+    return not why_illegal(board, placement, bag_empty)
+
+
+def legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> list[Placement]:
+    """Every legal placement of any of `tiles` (those not already on the board), sorted."""
+    tiles = set(tiles) - board.tiles
+    if not tiles:
+        return []
+    if not len(board):
+        return [Placement(n, 0, 0, rot) for n in sorted(tiles) for rot in range(6)]
+    counts = _neighbour_counts(board._cells)
+    out = []
+    for cell in counts:
+        candidates = fits(board, cell, tiles)
+        if not candidates:
+            continue
+        if not bag_empty:
+            if _restriction_23(cell, board._cells, counts):
+                continue
+            candidates = [p for p in candidates if not _hopeless_after(board, p)]
+        out += candidates
+    return sorted(out)
+
+
+# -- a board as a whole ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ForcedSpace:
+    """An open forced space: its letter, cell, the colours facing it (clockwise from direction 0, None:
+    no tile) and the tiles not on the board that fit it."""
+
+    letter: str
+    cell: Cell
+    needs: tuple[str | None, ...]
+    fits: tuple[int, ...]
+
+
+def forced_space_report(board: Board, tiles: Iterable[int] | None = None) -> list[ForcedSpace]:
+    """Each forced space lettered, with what it needs and which of `tiles` (default: unplayed) fit it."""
+    out = []
+    for i, cell in enumerate(forced_spaces(board)):
+        numbers = sorted({p.tile for p in fits(board, cell, tiles)})
+        out.append(ForcedSpace(letter(i), cell, board.facing(cell), tuple(numbers)))
+    return out

@@ -1,0 +1,110 @@
+"""Lines and loops of each colour, player scores (docs/rules.md 2.6), Four lines / Four loops."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tantrix_pi.board import Board
+from tantrix_pi.grid import Cell, neighbour, opposite
+from tantrix_pi.tiles import COLOURS
+
+
+@dataclass(frozen=True)
+class Path:
+    """One line or loop of `colour`: its cells in path order (a loop starts at its smallest cell)."""
+
+    colour: str
+    cells: tuple[Cell, ...]
+    loop: bool
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+
+def _ends(board: Board, cell: Cell, colour: str) -> tuple[int, int]:
+    """The two directions where the arc of `colour` on the tile at `cell` meets its edges."""
+    p = board[cell]
+    first = next(d for d in range(6) if p.colour(d) == colour)
+    return first, p.info.other_end(first, p.rot)
+
+
+def _walk(board: Board, start: Cell, out: int, colour: str) -> tuple[list[Cell], bool]:
+    """Follow `colour` from `start` leaving through `out`: the cells passed and whether it came back."""
+    cells = []
+    cell = start
+    while True:
+        nxt = neighbour(cell, out)
+        p = board.get(nxt)
+        if p is None or p.colour(opposite(out)) != colour:
+            return cells, False
+        if nxt == start:
+            return cells, True
+        cells.append(nxt)
+        out = p.info.other_end(opposite(out), p.rot)
+        cell = nxt
+
+
+def paths(board: Board, colour: str) -> list[Path]:
+    """Every line and loop of `colour` on the board, longest first (ties: loops first, then by cells)."""
+    seen: set[Cell] = set()
+    out = []
+    for start in sorted(board.cells):
+        if start in seen or colour not in board[start].info.edges:
+            continue
+        a, b = _ends(board, start, colour)
+        forward, closed = _walk(board, start, a, colour)
+        if closed:
+            cells = [start, *forward]
+        else:
+            backward, _ = _walk(board, start, b, colour)
+            cells = [*reversed(backward), start, *forward]
+            if cells[-1] < cells[0]:
+                cells.reverse()
+        seen.update(cells)
+        out.append(Path(colour, tuple(cells), closed))
+    return sorted(out, key=lambda p: (-len(p), not p.loop, p.cells))
+
+
+@dataclass(frozen=True)
+class Score:
+    """A colour's longest line, largest loop (in tiles), its score max(line, 2 x loop) and the path scored."""
+
+    colour: str
+    line: int
+    loop: int
+    score: int
+    path: Path | None
+
+
+def score(board: Board, colour: str) -> Score:
+    """The score of one colour: the larger of its longest line and twice its largest loop."""
+    found = paths(board, colour)
+    line = max((p for p in found if not p.loop), key=len, default=None)
+    loop = max((p for p in found if p.loop), key=len, default=None)
+    n_line = len(line) if line else 0
+    n_loop = len(loop) if loop else 0
+    best = loop if loop and 2 * n_loop >= n_line else line
+    return Score(colour, n_line, n_loop, max(n_line, 2 * n_loop), best)
+
+
+def scores(board: Board, colours: Iterable[str] = COLOURS) -> dict[str, Score]:
+    """Score of every colour asked for (default: all four)."""
+    return {c: score(board, c) for c in colours}
+
+
+def winners(board: Board, colours: Iterable[str]) -> list[str]:
+    """The colours (players) with the highest score; more than one means a tie."""
+    table = scores(board, colours)
+    best = max(s.score for s in table.values())
+    return [c for c, s in table.items() if s.score == best]
+
+
+def four_lines(board: Board) -> int:
+    """Four lines: the sum over the four colours of the longest line, in tiles."""
+    return sum(score(board, c).line for c in COLOURS)
+
+
+def four_loops(board: Board) -> int:
+    """Four loops: the sum over the four colours of the largest loop, in tiles."""
+    return sum(score(board, c).loop for c in COLOURS)
