@@ -16,26 +16,16 @@ Fixed placements (a partly built board, for hints) are walked through when the l
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable, Iterable, Sequence
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import DIRECTIONS
+from tantrix_pi.search_options import Budget, Options, bits, distinct_tiles
 from tantrix_pi.tiles import TILES
 
-COLOUR_INDEX = {"R": 0, "Y": 1, "G": 2, "B": 3}
 # turn of the walk, in sixths clockwise, for (exit - entry movement) mod 6; 3 would be a U-turn
 TURN_OF = (0, 1, 2, None, -2, -1)
 ABS_TURN = {"straight": 0, "bend": 1, "sharp": 2}
-
-
-class Timeout(Exception):
-    """The search ran past its deadline."""
-
-
-class GiveUp(Exception):
-    """The search used up its node budget (a restart is due)."""
 
 
 class LoopSearch:
@@ -46,45 +36,20 @@ class LoopSearch:
     """
 
     def __init__(self, tiles: Sequence[int], colour: str, fixed: Iterable[Placement] = (),
-                 deadline: float | None = None, seed: int | None = None, max_nodes: int | None = None) -> None:
+                 budget: Budget | None = None) -> None:
         self.tiles = list(tiles)
         self.colour = colour
         self.fixed = list(fixed)
-        self.deadline = deadline
-        self.rng = random.Random(seed) if seed is not None else None
-        self.nodes = 0
-        self.max_nodes = max_nodes
-        self._prepare()
-
-    # -- tables -------------------------------------------------------------------------------
-    def _prepare(self) -> None:
-        n = len(self.tiles)
-        loop = COLOUR_INDEX[self.colour]
-        self.index = {t: i for i, t in enumerate(self.tiles)}
-        self.cols = []
-        self.face = [[0] * 4 for _ in range(6)]
-        self.other = []
-        self.feasible = all(self.colour in TILES[t].edges for t in self.tiles)
-        for i, t in enumerate(self.tiles):
-            for rot in range(6):
-                o = 6 * i + rot
-                cols = tuple(COLOUR_INDEX[TILES[t].colour(d, rot)] for d in range(6))
-                self.cols.append(cols)
-                for d in range(6):
-                    self.face[d][cols[d]] |= 1 << o
-                ends = [d for d in range(6) if cols[d] == loop]
-                other = [-1] * 6
-                if len(ends) == 2:
-                    other[ends[0]], other[ends[1]] = ends[1], ends[0]
-                self.other.append(other)
+        self.budget = budget or Budget()
+        self.opts = opts = Options(tiles, colour)
+        self.index, self.feasible, self.tile_mask = opts.index, opts.feasible, opts.tile_mask
+        self.cols, self.face, self.other = opts.cols, opts.face, opts.other
+        self.loop_face, self.no_loop = opts.goal_face, opts.no_goal
         self.abs_turn = [
-            next((ABS_TURN[a.shape] for a in TILES[t].arcs if a.colour == self.colour), 0) for t in self.tiles
+            next((ABS_TURN[a.shape] for a in TILES[t].arcs if a.colour == colour), 0) for t in self.tiles
         ]
-        self.tile_mask = [0b111111 << (6 * i) for i in range(n)]
-        everything = (1 << (6 * n)) - 1
-        self.no_loop = [everything & ~self.face[d][loop] for d in range(6)]
-        self.loop_face = [self.face[d][loop] for d in range(6)]
-        radius = n + 3 + max((max(abs(p.q), abs(p.r), abs(p.q + p.r)) for p in self.fixed), default=0)
+        radius = len(self.tiles) + 3 + max((max(abs(p.q), abs(p.r), abs(p.q + p.r)) for p in self.fixed),
+                                           default=0)
         self.width = w = 2 * radius + 1
         self.origin = radius * w + radius
         self.delta = [dq * w + dr for dq, dr in DIRECTIONS]
@@ -125,8 +90,7 @@ class LoopSearch:
             ends = [d for d in range(6) if self.other[o][d] >= 0]
             if not ends:
                 return False
-            if self.rng:
-                self.rng.shuffle(ends)
+            self.budget.shuffle(ends)
             for exit_dir in ends:
                 if self._start(start, o, exit_dir, avail):
                     return True
@@ -176,13 +140,6 @@ class LoopSearch:
         b[2], b[3] = min(b[2], r), max(b[3], r)
         b[4], b[5] = min(b[4], -q - r), max(b[5], -q - r)
 
-    def _tick(self) -> None:
-        self.nodes += 1
-        if self.deadline is not None and self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
-            raise Timeout
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise GiveUp
-
     # -- the walk ---------------------------------------------------------------------------------
     def _candidates(self, y: int, avail: int) -> int:
         occ, delta, face, cols = self.occ, self.delta, self.face, self.cols
@@ -196,7 +153,7 @@ class LoopSearch:
     def _step(self, y: int, din: int, m: int, turning: int, rem_abs: int, avail: int,
               domains: dict[int, int]) -> bool:
         """Fill cell y, entered moving in direction din; m tiles (this one included) remain."""
-        self._tick()
+        self.budget.tick()
         occ = self.occ
         entry = (din + 3) % 6
         fixed = y in self.pending
@@ -206,8 +163,9 @@ class LoopSearch:
             if y == self.sin and m != 1:
                 return False
             options = bits(domains[y])
-            if self.rng:
-                self.rng.shuffle(options)
+            self.budget.shuffle(options)
+            # walking into a cell the loop must pass anyway keeps the shape tight
+            options.sort(key=lambda o: y + self.delta[self.other[o][entry]] not in domains)
         for o in options:
             x = self.other[o][entry]
             if x < 0:
@@ -363,7 +321,7 @@ class LoopSearch:
 
     def _revise(self, domains: dict[int, int], todo: set[int]) -> bool:
         """Arc consistency: drop options whose colour no option of a neighbouring cell can match."""
-        delta, face = self.delta, self.face
+        delta, supported = self.delta, self.opts.supported
         todo = list(todo)
         queued = set(todo)
         while todo:
@@ -372,14 +330,8 @@ class LoopSearch:
             mask = domains[z]
             for d in range(6):
                 other = domains.get(z + delta[d])
-                if other is None:
-                    continue
-                back = face[(d + 3) % 6]
-                allowed = 0
-                for k in range(4):
-                    if other & back[k]:
-                        allowed |= face[d][k]
-                mask &= allowed
+                if other is not None:
+                    mask &= supported(d, other)
             if mask != domains[z]:
                 if not mask:
                     return False
@@ -421,11 +373,10 @@ class LoopSearch:
             return cells is not None and self.on_solution(self._placements(cells))
         z = min(domains, key=lambda c: domains[c].bit_count())
         options = bits(domains[z])
-        if self.rng:
-            self.rng.shuffle(options)
+        self.budget.shuffle(options)
         m = len(domains) - 1 + len(self.pending)
         for o in options:
-            self._tick()
+            self.budget.tick()
             self.occ[z] = o
             left = avail & ~self.tile_mask[o // 6]
             try:
@@ -496,46 +447,3 @@ class LoopSearch:
             o = self.occ[c]
             out.append(Placement(self.tiles[o // 6], self.qs[c], self.rs[c], o % 6))
         return out
-
-
-def bits(mask: int) -> list[int]:
-    """Positions of the set bits of mask, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def distinct_tiles(options: list[int]) -> bool:
-    """True when each cell can get a different tile: a matching of cells to tiles (Kuhn's algorithm).
-
-    Each entry is a bit mask of (tile, turn) options, 6 bits per tile.
-    """
-    cells = []
-    for mask in options:
-        tiles = 0
-        for k in range(6):
-            tiles |= mask >> k
-        cells.append(tiles & TILE_BITS)
-    owner: dict[int, int] = {}
-
-    def augment(c: int, seen: list[int]) -> bool:
-        free = cells[c] & ~seen[0]
-        while free:
-            bit = free & -free
-            free ^= bit
-            seen[0] |= bit
-            if bit not in owner or augment(owner[bit], seen):
-                owner[bit] = c
-                return True
-        return False
-
-    for c in sorted(range(len(cells)), key=lambda c: cells[c].bit_count()):
-        if not augment(c, [0]):
-            return False
-    return True
-
-
-TILE_BITS = sum(1 << (6 * i) for i in range(64))
