@@ -79,22 +79,17 @@ class LoopSearch:
             occ[c] = 6 * i + p.rot
             pending.add(c)
             avail &= ~self.tile_mask[i]
+        if self.fixed and Board(self.fixed).mismatches():
+            return False
         if self.fixed:
             start = self._idx(self.fixed[0].q, self.fixed[0].r)
-            starts = [(start, occ[start])]
+            o = occ[start]
         else:
-            start = self.origin
-            starts = [(start, 0)]
+            start, o = self.origin, 0
         self.pending = pending
-        for start, o in starts:
-            ends = [d for d in range(6) if self.other[o][d] >= 0]
-            if not ends:
-                return False
-            self.budget.shuffle(ends)
-            for exit_dir in ends:
-                if self._start(start, o, exit_dir, avail):
-                    return True
-        return False
+        ends = [d for d in range(6) if self.other[o][d] >= 0]
+        self.budget.shuffle(ends)
+        return any(self._start(start, o, exit_dir, avail) for exit_dir in ends)
 
     def _start(self, start: int, o: int, exit_dir: int, avail: int) -> bool:
         occ = self.occ
@@ -111,6 +106,10 @@ class LoopSearch:
             c = start + self.delta[(exit_dir + k) % 6]
             if occ[c] < 0:
                 must.add(c)
+        for c in self.pending - {start}:
+            for d in range(6):
+                if self.other[occ[c]][d] >= 0 and occ[c + self.delta[d]] < 0:
+                    must.add(c + self.delta[d])
         self.must = must
         i = o // 6
         self.path = [start]

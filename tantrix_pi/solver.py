@@ -105,7 +105,10 @@ def _first(pz: Puzzle, fixed: list[Placement], deadline: float | None, seed: int
 
 def solve(pz: Puzzle, timeout: float | None = None, seed: int = 0) -> Board | None:
     """One solution of the puzzle (checked), None when it has none; SolveTimeout after `timeout` seconds."""
-    return _first(pz, [], _deadline(timeout), seed)
+    try:
+        return _first(pz, [], _deadline(timeout), seed)
+    except SolveTimeout:
+        raise SolveTimeout(f"{pz.name}: no solution found within {timeout:g} s (--timeout)") from None
 
 
 def solutions(pz: Puzzle, timeout: float | None = None) -> list[Board]:
@@ -119,7 +122,8 @@ def solutions(pz: Puzzle, timeout: float | None = None) -> list[Board]:
     try:
         _run(pz, [], Budget(_deadline(timeout)), keep)
     except Timeout:
-        raise SolveTimeout(f"{pz.name}: counted {len(found)} solutions before the time limit") from None
+        raise SolveTimeout(f"{pz.name}: stopped after {timeout:g} s (--timeout), "
+                           f"{len(found)} solutions so far") from None
     return list(found.values())
 
 
@@ -138,12 +142,21 @@ def hint(pz: Puzzle, board: Board, timeout: float | None = None, seed: int = 0) 
         return Hint(False, blockers=tuple(strangers), reason=f"tile {names} is not part of {pz.name}")
     if pz.check(board).solved:
         return Hint(True, solution=board, reason="already solved")
-    solution = _first(pz, placed, deadline, seed)
+    for cell, d in board.mismatches():
+        pair = (board[cell], board[neighbours(cell)[d]])
+        return Hint(False, blockers=pair, reason=f"{pair[0]} and {pair[1]} do not match")
+    try:
+        solution = _first(pz, placed, deadline, seed)
+    except SolveTimeout:
+        raise SolveTimeout(f"{pz.name}: could not decide within {timeout:g} s (--timeout)") from None
     if solution is not None:
         return Hint(True, _next_placement(board, solution), solution=solution,
                     reason=f"{len(pz.tiles) - len(board)} tiles to go")
-    blockers = tuple(p for p in placed
-                     if _first(pz, [q for q in placed if q != p], deadline, seed) is not None)
+    try:
+        blockers = tuple(p for p in placed
+                         if _first(pz, [q for q in placed if q != p], deadline, seed) is not None)
+    except SolveTimeout:
+        return Hint(False, reason="no solution keeps these tiles (no time left to find which one blocks)")
     if blockers:
         names = ", ".join(str(p) for p in blockers)
         return Hint(False, blockers=blockers, reason=f"no solution keeps {names}")
