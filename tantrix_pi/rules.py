@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import DIRECTION_NAMES, Cell, neighbour, neighbours, opposite
+from tantrix_pi.grid import DIRECTION_NAMES, DIRECTIONS, Cell, neighbour, neighbours, opposite
 from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, TILES
 
 # Rule names: stable strings other parts (referee, display, records) may store and compare.
@@ -57,21 +57,29 @@ def _build_index() -> dict[tuple[int, str], tuple[tuple[int, int], ...]]:
 _FIT_INDEX = _build_index()
 
 
-def _needs_key(needs: tuple[str | None, ...]) -> tuple[int, str]:
+_EDGES = {n: TILES[n].edges for n in ALL_NUMBERS}
+_STEPS = tuple((d, dq, dr, (d + 3) % 6) for d, (dq, dr) in enumerate(DIRECTIONS))
+
+
+def _fit_key(cells: dict, cell: Cell) -> tuple[int, str]:
+    """(mask of occupied directions, the colours facing `cell` from them in direction order): the fit index key."""
+    q, r = cell
     mask = 0
-    colours = []
-    for d, c in enumerate(needs):
-        if c is not None:
+    colours = ""
+    for d, dq, dr, back in _STEPS:
+        p = cells.get((q + dq, r + dr))
+        if p is not None:
             mask |= 1 << d
-            colours.append(c)
-    return mask, "".join(colours)
+            colours += _EDGES[p.tile][(back - p.rot) % 6]
+    return mask, colours
 
 
 def fits(board: Board, cell: Cell, tiles: Iterable[int] | None = None) -> list[Placement]:
     """Every (tile, rot) on `cell` matching all its occupied neighbours; default tiles: those not on the board."""
-    allowed = set(tiles) if tiles is not None else set(ALL_NUMBERS) - board.tiles
+    allowed = tiles if isinstance(tiles, set | frozenset) else set(tiles) if tiles is not None \
+        else set(ALL_NUMBERS) - board.tiles
     q, r = cell
-    return [Placement(n, q, r, rot) for n, rot in _FIT_INDEX.get(_needs_key(board.facing(cell)), ()) if n in allowed]
+    return [Placement(n, q, r, rot) for n, rot in _FIT_INDEX.get(_fit_key(board._cells, cell), ()) if n in allowed]
 
 
 # -- forced spaces ------------------------------------------------------------------------------------
@@ -85,6 +93,20 @@ def _neighbour_counts(occupied: Iterable[Cell]) -> Counter:
     return counts
 
 
+_COUNTS_CACHE: dict[frozenset, Counter] = {}
+
+
+def _board_counts(board: Board) -> Counter:
+    """Occupied-neighbour counts of the empty cells around a board, cached by its set of cells (read-only)."""
+    key = frozenset(board._cells)
+    counts = _COUNTS_CACHE.get(key)
+    if counts is None:
+        if len(_COUNTS_CACHE) > 64:
+            _COUNTS_CACHE.clear()
+        counts = _COUNTS_CACHE[key] = _neighbour_counts(key)
+    return counts
+
+
 def reading_order(cell: Cell) -> tuple[int, int]:
     """Sort key top to bottom, then left to right (how forced spaces get their letters A, B, C...)."""
     return (cell[1], 2 * cell[0] + cell[1])
@@ -92,7 +114,7 @@ def reading_order(cell: Cell) -> tuple[int, int]:
 
 def forced_spaces(board: Board) -> list[Cell]:
     """Empty cells with >= 3 occupied neighbours, in reading order so they can be lettered A, B, C..."""
-    counts = _neighbour_counts(board._cells)
+    counts = _board_counts(board)
     return sorted((c for c, n in counts.items() if n >= FORCED_NEIGHBOURS), key=reading_order)
 
 
@@ -117,7 +139,7 @@ def hopeless_spaces(board: Board) -> list[Cell]:
 
 def four_sided_spaces(board: Board) -> list[Cell]:
     """Empty cells with 4 or more occupied neighbours (restriction 2)."""
-    counts = _neighbour_counts(board._cells)
+    counts = _board_counts(board)
     return sorted((c for c, n in counts.items() if n >= 4), key=reading_order)
 
 
@@ -136,7 +158,7 @@ class ClosureProblem:
     partner: Cell | None = None
 
 
-def closure_problems(occupied: set[Cell], counts: Counter | None = None,
+def closure_problems(occupied: set[Cell], counts: dict | None = None,
                      established: Iterable[Cell] = ()) -> dict[Cell, ClosureProblem]:
     """Run the forced-space closure on a set of occupied cells (colours ignored) and return its flags by cell.
 
@@ -146,7 +168,7 @@ def closure_problems(occupied: set[Cell], counts: Counter | None = None,
     Chains are traced back preferably to the `established` forced spaces (those open before a placement).
     """
     occ = set(occupied)
-    counts = Counter(counts) if counts is not None else _neighbour_counts(occ)
+    counts = dict(counts) if counts is not None else dict(_neighbour_counts(occ))
     established = set(established)
     front = sorted((c for c, n in counts.items() if n >= FORCED_NEIGHBOURS), key=lambda c: c not in established)
     origin: dict[Cell, Cell] = {c: c for c in front}
@@ -158,19 +180,22 @@ def closure_problems(occupied: set[Cell], counts: Counter | None = None,
         for c in front:
             if counts[c] >= 4:
                 problems.setdefault(c, ClosureProblem(c, rnd, origin[c]))
-            for n in neighbours(c):
-                if n in fset:
-                    problems.setdefault(c, ClosureProblem(c, rnd, origin[c], n))
+            q, r = c
+            for dq, dr in DIRECTIONS:
+                if (q + dq, r + dr) in fset:
+                    problems.setdefault(c, ClosureProblem(c, rnd, origin[c], (q + dq, r + dr)))
         nxt = []
         for c in front:
             occ.add(c)
             del counts[c]
         for c in front:
-            for n in neighbours(c):
+            q, r = c
+            for dq, dr in DIRECTIONS:
+                n = (q + dq, r + dr)
                 if n not in occ:
-                    counts[n] += 1
+                    k = counts[n] = counts.get(n, 0) + 1
                     origin.setdefault(n, origin[c])
-                    if counts[n] == FORCED_NEIGHBOURS:
+                    if k == FORCED_NEIGHBOURS:
                         nxt.append(n)
         front = nxt
     return problems
@@ -179,7 +204,7 @@ def closure_problems(occupied: set[Cell], counts: Counter | None = None,
 _BEFORE_CACHE: dict[frozenset, dict[Cell, ClosureProblem]] = {}
 
 
-def _problems_of(occupied: set[Cell] | dict, counts: Counter | None = None) -> dict[Cell, ClosureProblem]:
+def _problems_of(occupied: set[Cell] | dict, counts: dict | None = None) -> dict[Cell, ClosureProblem]:
     """closure_problems with a small cache: the board before a placement is asked about many times."""
     key = frozenset(occupied)
     found = _BEFORE_CACHE.get(key)
@@ -206,25 +231,29 @@ def _describe(p: ClosureProblem, cell: Cell) -> Violation:
                      f"would make {fmt(p.cell)} four-sided", (cell, p.origin, p.cell))
 
 
-def _restriction_23(cell: Cell, occupied: dict | set, counts: Counter) -> list[Violation]:
+def _restriction_23(cell: Cell, occupied: dict | set, counts: dict) -> list[Violation]:
     """Restrictions 2 and 3 for a tile on `cell`: flags of the closure that the board without it lacks."""
+    established = [c for c, n in counts.items() if n >= FORCED_NEIGHBOURS and c != cell]
+    around = [n for n in neighbours(cell) if n not in occupied]
+    if not established and all(counts.get(n, 0) < FORCED_NEIGHBOURS - 1 for n in around):
+        return []  # nothing is forced after the placement: the closure stops at once
     before = _problems_of(occupied, counts)
-    after_counts = Counter(counts)
-    del after_counts[cell]
+    after_counts = dict(counts)
+    after_counts.pop(cell, None)
     after_occ = set(occupied)
     after_occ.add(cell)
-    for n in neighbours(cell):
-        if n not in after_occ:
-            after_counts[n] += 1
-    after = closure_problems(after_occ, after_counts, (c for c, n in counts.items() if n >= FORCED_NEIGHBOURS))
+    for n in around:
+        after_counts[n] = after_counts.get(n, 0) + 1
+    after = closure_problems(after_occ, after_counts, established)
     new = [p for c, p in after.items() if c not in before]
     seen: set[tuple] = set()
     out = []
     for p in sorted(new, key=lambda p: (p.round, reading_order(p.cell))):
-        pair = frozenset((p.cell, p.partner)) if p.partner else None
-        if pair and pair in seen:
-            continue
-        seen.add(pair)
+        if p.partner:
+            pair = frozenset((p.cell, p.partner))
+            if pair in seen:
+                continue
+            seen.add(pair)
         out.append(_describe(p, cell))
     return out
 
@@ -246,18 +275,27 @@ def _golden(board: Board, p: Placement) -> list[Violation]:
     return out
 
 
-def _hopeless_after(board: Board, p: Placement) -> list[Violation]:
+def _hopeless_context(board: Board, cell: Cell) -> list[tuple[int, Cell, list]]:
+    """For a tile on `cell`: each empty neighbour (direction, cell, links into it) that would become a forced
+    space and is not hopeless already, so that only the new tile's colour remains to be looked at."""
     out = []
-    for d, n in enumerate(neighbours(p.cell)):
+    for d, n in enumerate(neighbours(cell)):
         if n in board:
             continue
         needs = list(board.facing(n))
-        before = hopeless_colour(tuple(needs)) if sum(c is not None for c in needs) >= 3 else None
-        needs[opposite(d)] = p.colour(d)
-        if sum(c is not None for c in needs) < 3 or before:
+        if sum(c is not None for c in needs) < 2:
             continue
-        colour = hopeless_colour(tuple(needs))
-        if colour:
+        if sum(c is not None for c in needs) >= 3 and hopeless_colour(tuple(needs)):
+            continue
+        out.append((d, n, needs))
+    return out
+
+
+def _hopeless_after(p: Placement, context: list[tuple[int, Cell, list]]) -> list[Violation]:
+    out = []
+    for d, n, needs in context:
+        colour = p.colour(d)
+        if needs.count(colour) >= 2:
             out.append(Violation(HOPELESS_SPACE, f"restriction 1: would make {fmt(n)} a forced space with three "
                                  f"{COLOUR_NAMES[colour]} links: no tile can fill it", (p.cell, n)))
     return out
@@ -272,8 +310,8 @@ def why_illegal(board: Board, placement: Placement, bag_empty: bool = False) -> 
     out = []
     if p.cell in board:
         out.append(Violation(CELL_OCCUPIED, f"cell {fmt(p.cell)} already holds tile {board[p.cell].tile}", (p.cell,)))
-    if p.tile in board.tiles:
-        where = board.cell_of(p.tile)
+    where = board.cell_of(p.tile)
+    if where is not None:
         out.append(Violation(TILE_PLACED, f"tile {p.tile} is already on the board at {fmt(where)}", (where,)))
     if p.cell in board:
         return out
@@ -281,8 +319,8 @@ def why_illegal(board: Board, placement: Placement, bag_empty: bool = False) -> 
         out.append(Violation(NOT_TOUCHING, f"{fmt(p.cell)} does not touch the Tantrix", (p.cell,)))
     out += _golden(board, p)
     if not bag_empty and len(board):
-        out += _hopeless_after(board, p)
-        out += _restriction_23(p.cell, board._cells, _neighbour_counts(board._cells))
+        out += _hopeless_after(p, _hopeless_context(board, p.cell))
+        out += _restriction_23(p.cell, board._cells, _board_counts(board))
     return out
 
 
@@ -291,25 +329,35 @@ def is_legal(board: Board, placement: Placement, bag_empty: bool = False) -> boo
     return not why_illegal(board, placement, bag_empty)
 
 
-def legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> list[Placement]:
-    """Every legal placement of any of `tiles` (those not already on the board), sorted."""
+def iter_legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> Iterator[Placement]:
+    """The legal placements of any of `tiles` (those not already on the board), cell by cell."""
     tiles = set(tiles) - board.tiles
     if not tiles:
-        return []
+        return
     if not len(board):
-        return [Placement(n, 0, 0, rot) for n in sorted(tiles) for rot in range(6)]
-    counts = _neighbour_counts(board._cells)
-    out = []
-    for cell in counts:
+        yield from (Placement(n, 0, 0, rot) for n in sorted(tiles) for rot in range(6))
+        return
+    counts = _board_counts(board)
+    for cell in list(counts):
         candidates = fits(board, cell, tiles)
         if not candidates:
             continue
         if not bag_empty:
             if _restriction_23(cell, board._cells, counts):
                 continue
-            candidates = [p for p in candidates if not _hopeless_after(board, p)]
-        out += candidates
-    return sorted(out)
+            context = _hopeless_context(board, cell)
+            candidates = [p for p in candidates if not _hopeless_after(p, context)]
+        yield from candidates
+
+
+def legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> list[Placement]:
+    """Every legal placement of any of `tiles` (those not already on the board), sorted."""
+    return sorted(iter_legal_placements(board, tiles, bag_empty), key=lambda p: (p.tile, p.q, p.r, p.rot))
+
+
+def can_place(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> bool:
+    """True when at least one of `tiles` has a legal placement (stops at the first found)."""
+    return next(iter_legal_placements(board, tiles, bag_empty), None) is not None
 
 
 # -- a board as a whole ------------------------------------------------------------------------------
@@ -322,6 +370,11 @@ class ForcedSpace:
     cell: Cell
     needs: tuple[str | None, ...]
     fits: tuple[int, ...]
+
+
+def needs_text(needs: tuple[str | None, ...]) -> str:
+    """What a space needs, as players read it: 'SW=B W=Y NW=Y' (direction=colour of each facing link)."""
+    return " ".join(f"{DIRECTION_NAMES[d]}={c}" for d, c in enumerate(needs) if c is not None)
 
 
 def forced_space_report(board: Board, tiles: Iterable[int] | None = None) -> list[ForcedSpace]:

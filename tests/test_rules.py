@@ -118,6 +118,20 @@ def test_a_tile_where_the_row_would_end_in_a_four_sided_space_is_refused(figure)
     assert got[0].message == "restriction 3: controlled side from forced space at (3,-1); would make (2,-1) four-sided"
 
 
+def test_exactly_the_cells_x_y_z_along_the_controlled_side_and_next_to_a_are_refused(figure):
+    refused = set()
+    for cell in figure.empty_neighbours():
+        found = [p for p in rules.fits(figure, cell)
+                 if rules.HOPELESS_SPACE not in rule_names(rules.why_illegal(figure, p))]
+        assert found, f"some tile fits {cell}"
+        names = {tuple(rule_names(rules.why_illegal(figure, p))) for p in found}
+        assert len(names) == 1, "restrictions 2 and 3 depend on the cell only"
+        if names != {()}:
+            refused.add(cell)
+    # Z where the row would end four-sided, Y and X inside the row before A is filled, and next to A
+    assert refused == {(0, -1), (1, -1), (2, -1), (4, -2)}
+
+
 def test_a_tile_next_to_an_open_forced_space_is_refused(figure):
     x = a_fitting(figure, (4, -2))
     got = rules.why_illegal(figure, x)

@@ -1,0 +1,33 @@
+"""`tantrix-pi puzzle check`: does a board solve Discovery N, a Rainbow puzzle or Solitaire, and if not, why."""
+
+from __future__ import annotations
+
+import json
+
+from tantrix_pi.board import Board
+from tantrix_pi.errors import EXIT_NO, EXIT_OK
+from tantrix_pi.puzzles import puzzle
+
+
+def register(cli) -> None:
+    group = cli.group("puzzle", "Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire.")
+    p = cli.command("check", "Check a board against a puzzle's goal; name every reason it is not solved.",
+                    check, group)
+    p.add_argument("file", help="a tantrix-board/1 file")
+    p.add_argument("--puzzle", required=True, metavar="NAME",
+                   help="discovery:N (3..30, optionally discovery:N:COLOUR), rainbow:green|yellow|white|blue|red, "
+                        "or solitaire")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def check(args) -> int:
+    goal = puzzle(args.puzzle)
+    board = Board.load(args.file)
+    verdict = goal.check(board)
+    if args.json:
+        print(json.dumps({"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons)}))
+    else:
+        print(f"{goal.name}: " + ("solved" if verdict.solved else "not solved"))
+        for reason in verdict.reasons:
+            print(f"- {reason}")
+    return EXIT_OK if verdict.solved else EXIT_NO
