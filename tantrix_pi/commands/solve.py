@@ -7,6 +7,7 @@ import json
 import time
 
 from tantrix_pi.board import Board, BoardError
+from tantrix_pi.commands.board import text_view
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.puzzles import puzzle
 from tantrix_pi.solver import count, hint, solve
@@ -78,6 +79,7 @@ def solve_command(args) -> int:
         print(json.dumps(board.to_dict(), indent=1))
     else:
         print(f"{_title(goal)}: solved in {seconds:.2f} s")
+        print(text_view(board))
         for p in board:
             print(f"  {p}")
     return EXIT_OK
