@@ -5,13 +5,18 @@ The loop is grown as a walk of cells from a start tile. Every tile's loop-colour
 +6 sixths), so the inside of the loop lies on its right. A hole-free loop through all the tiles
 encloses no cell at all, so every neighbour on the inside of a turn must itself be a loop cell: such
 cells become "must" cells that the walk has to reach. The search prunes with
-- colour feasibility: every must cell keeps at least one unused tile and turn that matches its
-  neighbours (bit masks over (tile, turn) options);
+- options: every cell the loop must still pass keeps the unused (tile, turn) options that match its
+  neighbours (bit masks), arc consistent with the options of neighbouring such cells; a cell whose
+  options all send the loop to an empty neighbour makes that neighbour a must cell too; the cells
+  must be able to get different tiles (bipartite matching);
 - distance: the rest of the walk can still pass every must cell and get back to the start;
 - turning: the rest of the tiles can still bring the total turning to +6;
 - enclosed empty regions: a region cut off by tiles is a hole unless the walk is inside it and
   fills it exactly.
-Fixed placements (a partly built board, for hints) are walked through when the loop reaches them.
+Once the must cells are all the cells left to fill, the shape is known: they are filled as a
+constraint problem (fewest options first) and the loop is traced at the end. The walk tries first
+the options that lead it into a must cell, which keeps the shape tight. Fixed placements (a partly
+built board, for hints) are walked through when the loop reaches them.
 """
 
 from __future__ import annotations
