@@ -90,6 +90,23 @@ def test_hint_names_the_tile_that_blocks_every_solution():
     assert h.blockers == (far,)
 
 
+def test_hint_on_pyramid_tiles_that_no_triangle_can_hold_is_blocked_by_the_far_tile():
+    pz, part = _part_of_solution("rainbow:blue", 3)
+    spare = next(t for t in pz.tiles if t not in part.tiles)
+    far = Placement(spare, 30, 0, 0)
+    h = hint(pz, Board(list(part) + [far]))
+    assert not h.solvable and h.blockers == (far,)
+
+
+def test_hint_on_a_solved_board_says_so_and_an_empty_board_gets_a_first_tile():
+    pz = puzzle("discovery:6")
+    solved = solve(pz)
+    h = hint(pz, solved)
+    assert h.solvable and h.placement is None and h.reason == "already solved"
+    first = hint(pz, Board())
+    assert first.solvable and first.placement is not None and first.placement.tile in pz.tiles
+
+
 def test_hint_blames_a_mismatching_pair_and_a_stranger_tile():
     pz = puzzle("discovery:10")
     pair = (Placement(1, 0, 0, 0), Placement(2, 1, 0, 3))  # 1 shows red eastwards, 2 shows blue westwards

@@ -102,10 +102,11 @@ def hint_command(args) -> int:
             "blockers": [p.to_dict() for p in found.blockers],
             "reason": found.reason,
         }))
+    elif found.placement is None and found.solvable:
+        print(f"{goal.name}: {found.reason}")
     elif found.solvable:
         print(f"{goal.name}: can still be completed ({found.reason})")
-        if found.placement is not None:
-            print(f"next: {found.placement}")
+        print(f"next: {found.placement}")
     else:
         print(f"{goal.name}: cannot be completed: {found.reason}")
     return EXIT_OK if found.solvable else EXIT_NO
