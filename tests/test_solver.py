@@ -11,7 +11,7 @@ from tantrix_pi.solver import SolveTimeout, count, hint, luby, solutions, solve
 
 # Published counts of hole-free solutions, up to a move and a turn of the whole board (issue 7).
 KNOWN_COUNTS = {"discovery:3": 2, "discovery:4": 2, "discovery:5": 4, "discovery:6": 8, "discovery:7": 36,
-                "discovery:8": 84, "discovery:7:R": 32}
+                "discovery:8": 84, "discovery:9": 114, "discovery:7:R": 32}
 
 
 @pytest.mark.parametrize("spec, expected", sorted(KNOWN_COUNTS.items()))
