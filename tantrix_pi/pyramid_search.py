@@ -93,6 +93,8 @@ class PyramidSearch:
             return self.on_solution([
                 Placement(tiles[o // 6], q, r, o % 6) for (q, r), o in zip(self.cells, self.assign, strict=True)
             ])
+        if ends == 2 and self._line_closed():
+            return False
         domains = {i: self._domain(i, avail) & self.ends_at_most[i][2 - ends] for i in free}
         if not self._revise(domains) or not distinct_tiles(list(domains.values())):
             return False
@@ -132,3 +134,9 @@ class PyramidSearch:
             if not mask:
                 return False
         return True
+
+    def _line_closed(self) -> bool:
+        """True when the line's two ends are already joined while some tiles are still off it."""
+        at = [i for i, o in enumerate(self.assign) if o >= 0 and self.ends[i][o]]
+        comp = self.comp
+        return len(at) == 1 or comp[at[0]] == comp[at[1]]
