@@ -153,6 +153,8 @@ def hint(pz: Puzzle, board: Board, timeout: float | None = None, seed: int = 0) 
         return Hint(True, _next_placement(board, solution), solution=solution,
                     reason=f"{len(pz.tiles) - len(board)} tiles to go")
     try:
+        if _first(pz, [], deadline, seed) is None:
+            return Hint(False, reason=f"{pz.name} has no solution at all")
         blockers = tuple(p for p in placed
                          if _first(pz, [q for q in placed if q != p], deadline, seed) is not None)
     except SolveTimeout:

@@ -49,6 +49,11 @@ def test_a_puzzle_without_solution_says_so():
     assert count(puzzle("discovery:3:B")) == 0
 
 
+def test_hint_on_a_puzzle_without_solution_says_so_instead_of_blaming_a_tile():
+    h = hint(puzzle("discovery:3:G"), Board([Placement(1, 0, 0, 0)]))
+    assert not h.solvable and h.blockers == () and "no solution at all" in h.reason
+
+
 def test_timeout_stops_the_search_with_a_clear_error():
     with pytest.raises(SolveTimeout, match="discovery:30"):
         solve(puzzle("discovery:30"), timeout=0.001)
