@@ -1,0 +1,275 @@
+"""`tantrix-pi calibrate ...`: print the board, then measure the camera, the table and the colours."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration import camera as camera_cal
+from calibration import check as check_view
+from calibration import colour as colour_cal
+from calibration import table as table_cal
+from calibration.charuco import BoardSpec, sheet
+from calibration.profile import Profile, default_path
+from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
+
+
+class ImageError(TantrixError):
+    """An image file that cannot be read."""
+
+
+def read_image(path: str) -> np.ndarray:
+    """A BGR image from a file, or ImageError naming it."""
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ImageError(f"cannot read image {path}: not there, or not a picture OpenCV knows")
+    return image
+
+
+def board_spec(args: argparse.Namespace) -> BoardSpec:
+    """The board from --board FILE, else from --squares/--square-mm/--marker-mm/--dictionary."""
+    if getattr(args, "board", None):
+        return BoardSpec.load(args.board)
+    return BoardSpec.parse(args.squares, args.square_mm, args.marker_mm, args.dictionary)
+
+
+def add_board_options(p: argparse.ArgumentParser, from_file: bool = True) -> None:
+    """The options that describe a ChArUco board."""
+    d = BoardSpec()
+    if from_file:
+        p.add_argument("--board", metavar="FILE", help="the JSON that `calibrate board` saved beside the sheet")
+    p.add_argument("--squares", default=f"{d.squares_x}x{d.squares_y}",
+                   help="squares across x down (default %(default)s)")
+    p.add_argument("--square-mm", type=float, default=d.square_mm, help="side of a square in mm (default %(default)s)")
+    p.add_argument("--marker-mm", type=float, default=d.marker_mm, help="side of a marker in mm (default %(default)s)")
+    p.add_argument("--dictionary", default=d.dictionary, help="ArUco dictionary (default %(default)s)")
+
+
+def add_profile_option(p: argparse.ArgumentParser) -> None:
+    """--calibration PATH."""
+    p.add_argument("--calibration", metavar="PATH", type=Path, default=None,
+                   help=f"the profile file (default {default_path()})")
+
+
+# ---- board ----------------------------------------------------------------------------------------
+
+
+def cmd_board(args: argparse.Namespace) -> int:
+    """Write the printable sheet and its JSON."""
+    spec = board_spec(args)
+    page = sheet(spec, args.paper)
+    meta = page.save(args.out, spec)
+    print(f"wrote {args.out} ({args.paper} landscape, {page.dpi:.2f} dpi) and {meta}: {spec.describe()}")
+    print(f"print it at 100 % (actual size) and check that one square measures {spec.square_mm:g} mm")
+    return 0
+
+
+# ---- camera ---------------------------------------------------------------------------------------
+
+
+def cmd_camera(args: argparse.Namespace) -> int:
+    """Calibrate the lens from photos of the board and store it in the profile."""
+    spec = board_spec(args)
+    profile = Profile.load_or_new(args.calibration)
+    if args.live:
+        from calibration.live import capture
+
+        images = capture(args.live, spec)
+    else:
+        if not args.images:
+            raise camera_cal.CalibrationError("give the photos of the board (IMAGES...) or --live N")
+        images = ((path, read_image(path)) for path in args.images)
+    views, rejected, size = camera_cal.collect(images, spec)
+    for r in rejected:
+        print(f"rejected {r.name}: {r.reason}", file=sys.stderr)
+    result = camera_cal.calibrate(views, size, rejected, fix_k3=not args.k3)
+    for r in result.rejected[len(rejected):]:
+        print(f"rejected {r.name}: {r.reason}", file=sys.stderr)
+    path = profile.with_section(camera=result.model()).save(args.calibration or profile.path)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0
+    k, d = result.matrix, result.dist
+    print(f"{len(result.views)} views, RMS reprojection error {result.rms:.3f} px")
+    for v in result.views:
+        print(f"  {v.name}: {len(v.ids)} corners, {v.error_px:.3f} px")
+    print(f"fx {k[0, 0]:.2f}  fy {k[1, 1]:.2f}  cx {k[0, 2]:.2f}  cy {k[1, 2]:.2f}  ({size[0]}x{size[1]})")
+    print("dist " + " ".join(f"{n} {x:.5f}" for n, x in zip(("k1", "k2", "p1", "p2", "k3"), d, strict=False)))
+    print(f"saved to {path}")
+    return 0
+
+
+def one_photo(args: argparse.Namespace) -> np.ndarray:
+    """The IMAGE argument, or one frame from the camera with --live."""
+    if args.live:
+        from contextlib import closing
+
+        from calibration.live import frames
+
+        with closing(frames()) as source:
+            return next(source)
+    if not args.image:
+        raise ImageError("give a photo (IMAGE) or --live")
+    return read_image(args.image)
+
+
+# ---- table ----------------------------------------------------------------------------------------
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    """Measure the table plane from the sheet lying on it."""
+    spec = board_spec(args)
+    profile = Profile.load_or_new(args.calibration)
+    image = one_photo(args)
+    if profile.camera is None:
+        print("note: the camera is not calibrated, so the table plane ignores lens distortion "
+              "(run `tantrix-pi calibrate camera` first for a straight view)", file=sys.stderr)
+    plane = table_cal.measure(image, spec, profile.camera, args.px_per_mm)
+    profile = profile.with_section(table=plane)
+    fit = table_cal.movement(profile, image, spec)
+    path = profile.save(args.calibration or profile.path)
+    w, h = plane.rectified_size
+    x0, y0, x1, y1 = plane.view_mm
+    witnesses = sorted(n for n in plane.reference if n.startswith("marker_"))
+    if args.json:
+        print(json.dumps({"px_per_mm": plane.px_per_mm, "view_mm": list(plane.view_mm), "rectified_size": [w, h],
+                          "fit_points": fit.seen, "fit_median_px": round(fit.median_px, 3),
+                          "fit_max_px": round(fit.max_px, 3), "witness_markers": witnesses, "profile": str(path)},
+                         indent=2))
+        return EXIT_OK
+    print(f"table plane from {fit.seen} points, fit within {fit.max_px:.2f} px (median {fit.median_px:.2f} px)")
+    print(f"rectified view {w}x{h} px at {plane.px_per_mm:g} px/mm, showing {x1 - x0:.0f} x {y1 - y0:.0f} mm of table")
+    print(f"witness markers: {', '.join(witnesses) if witnesses else 'none (the sheet is the only reference)'}")
+    print(f"saved to {path}")
+    return EXIT_OK
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    """Write the page of witness markers."""
+    from PIL import Image
+
+    page, dpi = table_cal.witness_sheet(args.paper)
+    out = Path(args.out)
+    if out.suffix.lower() not in (".pdf", ".png"):
+        raise ImageError(f"{out}: the page can be written as .pdf or .png")
+    image = Image.fromarray(page)
+    if out.suffix.lower() == ".pdf":
+        image.save(out, "PDF", resolution=dpi)
+    else:
+        image.save(out, "PNG", dpi=(dpi, dpi))
+    print(f"wrote {out}: four {table_cal.WITNESS_DICTIONARY} markers of {table_cal.WITNESS_MM:g} mm; cut them out, "
+          "stick them near the table's corners, in view, then run `calibrate table` with the sheet and them in view")
+    return EXIT_OK
+
+
+# ---- colour ---------------------------------------------------------------------------------------
+
+
+def cmd_colour(args: argparse.Namespace) -> int:
+    """Learn the white balance and the tile colours from a photo of tiles."""
+    profile = Profile.load_or_new(args.calibration)
+    image = one_photo(args)
+    model, sep = colour_cal.learn(image)
+    path = profile.with_section(colour=model).save(args.calibration or profile.path)
+    if args.json:
+        print(json.dumps({"white_balance": list(model.white_balance), "lab": model.prototypes,
+                          "pixels": sep.pixels, "spread": {n: round(v, 2) for n, v in sep.spread.items()},
+                          "closest_pair": list(sep.pair), "distance": round(sep.distance, 2),
+                          "margin": round(sep.margin, 2), "profile": str(path)}, indent=2))
+        return EXIT_OK
+    r, g, b = model.white_balance
+    print(f"white balance gains R {r:.3f}  G {g:.3f}  B {b:.3f}")
+    for name in model.prototypes:
+        lab = model.prototypes[name]
+        print(f"  {name:<5} L {lab[0]:5.1f}  a {lab[1]:6.1f}  b {lab[2]:6.1f}   "
+              f"({sep.pixels[name]} px, spread {sep.spread[name]:.1f})")
+    print(sep.describe())
+    print(f"saved to {path}")
+    return EXIT_OK
+
+
+# ---- check ----------------------------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Draw what the profile implies on a photo and say whether the table calibration still holds."""
+    profile = Profile.load(args.calibration)
+    image = one_photo(args)
+    spec = board_spec(args)
+    moved = table_cal.movement(profile, image, spec) if profile.table else None
+    code = EXIT_NO if moved is not None and moved.moved else EXIT_OK
+    overlay = check_view.overlay(profile, image, moved, spec)
+    if args.out and not cv2.imwrite(args.out, overlay):
+        raise ImageError(f"cannot write {args.out}: use a .png or .jpg path in a folder that exists")
+    if args.json:
+        result = {n: getattr(profile, n).measured if getattr(profile, n) else None
+                  for n in ("camera", "table", "colour")}
+        if moved is not None:
+            result.update(moved=moved.moved, points=moved.seen, median_px=round(moved.median_px, 3),
+                          max_px=round(moved.max_px, 3), worst=moved.worst)
+        else:
+            result["moved"] = None
+        print(json.dumps(result, indent=2))
+        return code
+    print(profile.describe())
+    if profile.table is not None:
+        print(moved.describe() if moved is not None else "no reference points in view (neither the sheet nor the "
+              "witness markers): cannot tell whether the camera moved")
+    if args.out:
+        print(f"overlay written to {args.out}")
+    return code
+
+
+def register(cli) -> None:
+    """Add `tantrix-pi calibrate board|camera|...`."""
+    group = cli.group("calibrate", "measure the camera, the table plane and the colours once per set-up")
+
+    p = cli.command("board", "write a printable ChArUco board at exact scale (and its JSON beside it)", cmd_board,
+                    parent=group)
+    p.add_argument("--out", required=True, help="the sheet: .pdf or .png")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size, landscape (default a4)")
+    add_board_options(p, from_file=False)
+
+    p = cli.command("camera", "calibrate the lens from 6 or more photos of the ChArUco board", cmd_camera,
+                    parent=group)
+    p.add_argument("images", nargs="*", metavar="IMAGES", help="photos of the board, all at one resolution")
+    p.add_argument("--live", type=int, metavar="N", help="take N views with the camera instead")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--k3", action="store_true", help="also fit k3 (wide-angle lenses; needs many good views)")
+    add_board_options(p)
+    add_profile_option(p)
+
+    p = cli.command("table", "measure the table plane from a photo of the sheet lying flat on the table",
+                    cmd_table, parent=group)
+    p.add_argument("image", nargs="?", metavar="IMAGE", help="photo of the sheet on the table")
+    p.add_argument("--live", action="store_true", help="take the photo with the camera")
+    p.add_argument("--px-per-mm", type=float, help="scale of the rectified view (default: the photo's own)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_board_options(p)
+    add_profile_option(p)
+
+    p = cli.command("markers", "write four witness markers to stick near the table's corners", cmd_markers,
+                    parent=group)
+    p.add_argument("--out", required=True, help="the page: .pdf or .png")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
+
+    p = cli.command("colour", "learn white balance and the tile colours from a photo of face-up tiles", cmd_colour,
+                    parent=group)
+    p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of tiles showing all four colours")
+    p.add_argument("--live", action="store_true", help="take the photo with the camera")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_profile_option(p)
+
+    p = cli.command("check", "draw what the profile implies on a photo; say if the camera or sheet moved",
+                    cmd_check, parent=group)
+    p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of the table")
+    p.add_argument("--live", action="store_true", help="take the photo with the camera")
+    p.add_argument("--out", help="write the overlay here (.png/.jpg)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_board_options(p)
+    add_profile_option(p)
