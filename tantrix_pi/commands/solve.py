@@ -26,7 +26,8 @@ def register(cli) -> None:
                    help="count every solution (up to a move and a turn of the whole board); for small puzzles")
     p.add_argument("--json", action="store_true", help="print the solution as a tantrix-board/1 file (or JSON count)")
     p.add_argument("--png", metavar="OUT", help="also draw the solution to this PNG")
-    p.add_argument("--timeout", type=_seconds, metavar="S", help="give up after S seconds (exit 3)")
+    p.add_argument("--timeout", type=_seconds, metavar="S", default=120.0,
+                   help="give up after S seconds (exit 3; default 120)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomised search order (default 0)")
     p = cli.command("hint", "Can a partly built puzzle still be completed? One next placement, or what blocks it.",
                     hint_command, group)
@@ -34,7 +35,8 @@ def register(cli) -> None:
     p.add_argument("--puzzle", required=True, metavar="NAME", help=PUZZLE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--png", metavar="OUT", help="also draw the board with the hinted tile to this PNG")
-    p.add_argument("--timeout", type=_seconds, metavar="S", help="give up after S seconds (exit 3)")
+    p.add_argument("--timeout", type=_seconds, metavar="S", default=60.0,
+                   help="give up after S seconds (exit 3; default 60)")
 
 
 def _seconds(text: str) -> float:
