@@ -1,6 +1,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.cli import main
@@ -83,6 +85,17 @@ def test_hint_on_a_solvable_board_gives_a_placement_that_keeps_it_solvable(spec,
     after = part.copy()
     after.place(h.placement)
     assert hint(pz, after).solvable
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 8), st.integers(0, 5), st.integers(-9, 9), st.integers(-9, 9), st.randoms())
+def test_any_part_of_a_solution_anywhere_on_the_table_is_completed_around_it(keep, k, dq, dr, rnd):
+    pz = puzzle("discovery:9")
+    full = list(solve(pz, seed=rnd.randrange(100)))
+    part = Board(rnd.sample(full, keep)).transformed(k, dq, dr)
+    h = hint(pz, part)
+    assert h.solvable and pz.check(h.solution).solved
+    assert all(h.solution.get(p.cell) == p for p in part)
 
 
 def test_hint_names_the_tile_that_blocks_every_solution():
