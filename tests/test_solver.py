@@ -161,3 +161,19 @@ def test_cli_hint_exit_codes_follow_the_verdict(tmp_path, capsys):
     assert main(["puzzle", "hint", str(bad), "--puzzle", "discovery:8"]) == EXIT_NO
     assert "tile 40" in capsys.readouterr().out
     assert main(["puzzle", "hint", str(tmp_path / "none.json"), "--puzzle", "discovery:8"]) == EXIT_BAD_INPUT
+
+
+def test_cli_hint_reads_a_photo_of_the_table(tmp_path, capsys):
+    cv2 = pytest.importorskip("cv2")
+    from vision import synth
+
+    pz, part = _part_of_solution("discovery:10", 5)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), synth.render(part, seed=3, size=(800, 600), tile_px=80)[0])
+    assert main(["puzzle", "hint", str(photo), "--puzzle", "discovery:10", "--json"]) == EXIT_OK
+    out = json.loads(capsys.readouterr().out)
+    assert out["solvable"] and out["next"]["tile"] in set(pz.tiles) - part.tiles
+    empty = tmp_path / "empty.jpg"
+    cv2.imwrite(str(empty), synth.render(Board(), seed=3, size=(800, 600), tile_px=80)[0])
+    assert main(["puzzle", "hint", str(empty), "--puzzle", "discovery:10"]) == EXIT_UNSURE
+    assert "no tile found" in capsys.readouterr().err

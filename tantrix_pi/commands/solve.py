@@ -9,9 +9,12 @@ import time
 from tantrix_pi.board import Board, BoardError
 from tantrix_pi.commands.board import text_view
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
+from tantrix_pi.grid import DIRECTION_NAMES, neighbours
 from tantrix_pi.puzzles import puzzle
 from tantrix_pi.solver import count, hint, solve
 from tantrix_pi.tiles import COLOUR_NAMES
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 PUZZLE_HELP = ("discovery:N (3..30, optionally discovery:N:COLOUR), "
                "rainbow:green|yellow|white|blue|red")
@@ -31,7 +34,8 @@ def register(cli) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the randomised search order (default 0)")
     p = cli.command("hint", "Can a partly built puzzle still be completed? One next placement, or what blocks it.",
                     hint_command, group)
-    p.add_argument("file", help="a tantrix-board/1 file of the tiles placed so far")
+    p.add_argument("file", help="the tiles placed so far: a tantrix-board/1 file, or a photo of the table "
+                                "(.jpg, .png, ...) read by the detector")
     p.add_argument("--puzzle", required=True, metavar="NAME", help=PUZZLE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--png", metavar="OUT", help="also draw the board with the hinted tile to this PNG")
@@ -87,9 +91,34 @@ def solve_command(args) -> int:
     return EXIT_OK
 
 
+def _placed(path: str) -> Board:
+    """The tiles placed so far, from a board file or a photo; a photo with doubtful tiles is refused."""
+    if not path.lower().endswith(PHOTO_SUFFIXES):
+        return Board.load(path)
+    from tantrix_pi.commands.vision import Unsure
+    from vision import detect, photo
+
+    seen = detect(photo.load(path))
+    if not seen.tiles:
+        raise Unsure(f"{path}: no tile found")
+    doubts = [f"tile {t.placement.tile}? at {t.placement.cell} (confidence {t.confidence:.2f})" for t in seen.unsure()]
+    doubts += [f"an unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})" for u in seen.unreadable]
+    if doubts:
+        raise Unsure(f"{path}: not sure enough of the board for a hint: " + "; ".join(doubts))
+    return seen.board
+
+
+def _beside(board: Board, p) -> str:
+    """Where the hinted cell is, seen from a tile already down (coordinates of a photo mean little)."""
+    for d, n in enumerate(neighbours(p.cell)):
+        if n in board:
+            return f", {DIRECTION_NAMES[(d + 3) % 6]} of tile {board[n].tile}"
+    return ""
+
+
 def hint_command(args) -> int:
     goal = puzzle(args.puzzle)
-    board = Board.load(args.file)
+    board = _placed(args.file)
     found = hint(goal, board, args.timeout)
     if args.png:
         shown = board.copy()
@@ -108,7 +137,7 @@ def hint_command(args) -> int:
         print(f"{goal.name}: {found.reason}")
     elif found.solvable:
         print(f"{goal.name}: can still be completed ({found.reason})")
-        print(f"next: {found.placement}")
+        print(f"next: {found.placement}{_beside(board, found.placement)}")
     else:
         print(f"{goal.name}: cannot be completed: {found.reason}")
     return EXIT_OK if found.solvable else EXIT_NO
