@@ -127,6 +127,7 @@ COVERED = 0.72
 PARTLY = 0.4
 """A cell covered between this and COVERED holds something tile-like that cannot be read as a tile."""
 IN_FRAME = 0.999
+ADAPT_MIN_TILES = 6
 
 
 @dataclass
@@ -261,7 +262,9 @@ def _detect(image: np.ndarray) -> Detection:
     model = colour.ColourModel()
     readings: list = [None] * len(cands)
     idx = np.nonzero(face_up)[0]
-    for _ in range(2):
+    # The colours' hues are learnt from the photo only when enough tiles vouch for them: with one or two
+    # tiles a first misreading would teach the model its own mistake.
+    for _ in range(2 if len(idx) >= ADAPT_MIN_TILES else 1):
         lp = model.log_probs(hue[idx]) * coloured[idx][..., None]
         got = decode.decode(lp)
         for i, r in zip(idx, got, strict=True):
