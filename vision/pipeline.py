@@ -281,6 +281,8 @@ def _detect(image: np.ndarray) -> Detection:
         r = readings[i]
         on_board = c.group == board_group
         ring_bands = (ring[i] > 0.35 * ref).mean()
+        if bands[i] == 0 and face[i] <= 0.35 * ref and ring_bands == 0:
+            continue  # dark and colourless: a shadow or the dark part of the table, not a tile
         if not face_up[i] and bands[i] <= 2 and face[i] > 0.35 * ref and ring_bands < 0.2:
             det.face_down.append(Unread(c.center_px, "face down" if on_board else "face down, apart from the board",
                                         corners_px=c.corners_px))
