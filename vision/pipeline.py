@@ -74,13 +74,27 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
     return best
 
 
+SMALL_TILE = 32.0
+"""Tiles narrower than this (px, working image) are found again at twice the resolution."""
+
+
 def find_tiles(image: np.ndarray) -> Found | None:
+    """Stage 2: the tiles on a downscaled copy, or on a finer one when the tiles come out small there."""
+    found = _find_tiles(image, segment.WORK_SIDE)
+    if found is not None and found.tile_px < SMALL_TILE and found.scale < 1.0:
+        finer = _find_tiles(image, 2 * segment.WORK_SIDE)
+        if finer is not None:
+            return finer
+    return found
+
+
+def _find_tiles(image: np.ndarray, side: int) -> Found | None:
     """Stage 2: the tiles' mask on a downscaled copy, and the tile size from the period of hexagon edges.
 
     The closing that fills the bands is sized from the bands' width; when the lattice then fits poorly
     (bands blurred wider, glossy specks, wide painted arcs) a half and a double closing are tried too.
     """
-    small, scale = segment.downscale(image)
+    small, scale = segment.downscale(image, side)
     dark = segment.dark_mask(small)
     region = segment.outline_region(dark)
     if region is None:
