@@ -348,8 +348,8 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
 
 
 def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -> int:
-    """The group that is the board: most touching edges whose colours match, then most tiles, then the one
-    nearest the middle of the photo (the camera looks at the board).
+    """The group that is the board: touching edges whose colours match count most, then its tiles, less
+    for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
 
     A player's row of loose tiles may have as many tiles as a young board, but its neighbours' colours meet
     only by chance.
@@ -367,7 +367,8 @@ def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -
                 if other is not None and reading.colours[d] == other.colours[opposite(d)]:
                     matched += 1
         spot = np.mean([c.center_px for c in cands if c.group == gi], axis=0)
-        key = (matched, len(placed), -float(np.linalg.norm(spot - middle)))
+        off_centre = float(np.linalg.norm(spot - middle) / np.linalg.norm(middle))
+        key = (matched + 0.25 * len(placed) - 3.0 * off_centre, len(placed))
         if best_key is None or key > best_key:
             best, best_key = gi, key
     return best
