@@ -290,8 +290,18 @@ def _detect(image: np.ndarray) -> Detection:
 
     t = time.perf_counter()
     board_group = _board_group(cands, readings, len(groups), image.shape)
-    _doubt_unmatched(cands, readings, board_group)
+    skip: set[int] = set()
+    if _doubt_unmatched(cands, readings, board_group):
+        on = [i for i, c in enumerate(cands) if c.group == board_group and readings[i] is not None]
+        if np.median([readings[i].confidence for i in on]) < NOT_TILES:
+            # Tile-like cells whose readings contradict each other and themselves: a dark patterned table
+            # or shadow, not a board. Said once, not as dozens of made-up tiles.
+            where = tuple(float(v) for v in np.mean([cands[i].center_px for i in on], axis=0))
+            det.unreadable.append(Unread(where, f"{len(on)} tile-like cells that do not read as Tantrix tiles"))
+            skip = set(on)
     for i, c in enumerate(cands):
+        if i in skip:
+            continue
         r = readings[i]
         on_board = c.group == board_group
         ring_bands = (ring[i] > 0.35 * ref).mean()
@@ -322,10 +332,13 @@ MATCH_RATE = 0.6
 """Share of touching edges whose colours must agree before a board's reading is trusted at all."""
 DOUBT = 0.5
 """Confidence left to tiles whose reading the board's colours contradict."""
+NOT_TILES = 0.3
+"""A doubted board whose median confidence is below this is not reported as tiles at all."""
 
 
-def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -> None:
-    """Lower the confidence of readings the golden rule contradicts, in place.
+def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -> bool:
+    """Lower the confidence of readings the golden rule contradicts, in place; True when the whole board
+    is in doubt.
 
     A board is laid colour to colour: when most touching edges disagree the lattice or the colours were
     misread, so no tile of it is trusted; a tile that disagrees with every neighbour is doubted alone.
@@ -345,6 +358,7 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
     for i, oks in agree.items():
         if board_doubtful or (len(oks) >= 2 and not any(oks)):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
+    return board_doubtful
 
 
 def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -> int:
