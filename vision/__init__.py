@@ -1,1 +1,6 @@
 """Vision: one photo of a table in, the board that lies on it out (see `vision.detection`)."""
+
+from vision.detection import Detection, SeenTile, Unread
+from vision.pipeline import detect
+
+__all__ = ["Detection", "SeenTile", "Unread", "detect"]

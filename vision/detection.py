@@ -17,6 +17,8 @@ class SeenTile:
     placement: Placement
     center_px: tuple[float, float]
     confidence: float
+    corners_px: tuple[tuple[float, float], ...] = ()
+    """The cell's hexagon in the image (corner i between edges i and i + 1), for drawing."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class Unread:
     reason: str
     tile: int | None = None
     """The tile number, when it is known (a loose tile that was read)."""
+    corners_px: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass

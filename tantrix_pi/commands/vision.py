@@ -1,0 +1,167 @@
+"""`tantrix-pi detect`, `check` and `score`: the board in a photo, a puzzle verdict on it, its scores."""
+
+from __future__ import annotations
+
+import json
+
+from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
+from tantrix_pi.grid import Cell
+from tantrix_pi.tiles import COLOUR_NAMES, COLOURS
+
+
+class Unsure(TantrixError):
+    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3)."""
+
+    exit_code = EXIT_UNSURE
+
+
+def register(cli) -> None:
+    p = cli.command("detect", "Read the board in a photo of the table (tiles, turns, confidence).", run_detect)
+    _photo_args(p)
+    p = cli.command("check", "Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3).",
+                    run_check)
+    _photo_args(p)
+    p.add_argument("--puzzle", required=True, metavar="SPEC", help="discovery:N, rainbow:COLOUR or solitaire")
+    p = cli.command("score", "End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3).",
+                    run_score)
+    _photo_args(p)
+    p.add_argument("--players", metavar="COLOURS", help="the players' colours, e.g. red,blue (default: all four)")
+
+
+def _photo_args(p) -> None:
+    p.add_argument("image", metavar="IMAGE", help="photo of the table, seen from above")
+    p.add_argument("--calibration", metavar="PROFILE", help="camera calibration profile (undistort, rectify)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--overlay", metavar="OUT.png", help="write the photo with what was seen drawn on it")
+
+
+def _detect(args):
+    from vision import detect, photo
+
+    image = photo.load(args.image)
+    profile = _profile(args.calibration) if args.calibration else None
+    return image, detect(image, profile=profile)
+
+
+def _profile(path: str):
+    """The calibration profile at `path` (ProfileError, one line and exit 2, when it is missing or bad)."""
+    from calibration import Profile
+
+    return Profile.load(path)
+
+
+def _write_overlay(args, image, det, notes=(), paths=()) -> None:
+    if not args.overlay:
+        return
+    from vision import overlay
+
+    img = overlay.draw(image, det, notes)
+    for colour, cells, loop in paths:
+        overlay.draw_path(img, det, cells, colour, loop)
+    try:
+        overlay.save(args.overlay, img)
+    except Exception as e:  # OpenCV raises its own error type for unknown extensions
+        raise TantrixError(f"--overlay {args.overlay}: cannot write it ({str(e).splitlines()[-1][:80]})") from None
+
+
+def _where(cell: Cell, px) -> str:
+    return f"({cell[0]},{cell[1]}) at pixel ({px[0]:.0f},{px[1]:.0f})"
+
+
+def run_detect(args) -> int:
+    image, det = _detect(args)
+    _write_overlay(args, image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"])
+    if not det.tiles:
+        raise Unsure(f"{args.image}: no tile found")
+    if args.json:
+        print(json.dumps(det.to_dict()))
+        return EXIT_OK
+    print(f"board: {len(det.tiles)} tiles, {det.tile_px:.0f} px across")
+    for t in sorted(det.tiles, key=lambda t: (t.placement.r, t.placement.q)):
+        flag = "" if t.confidence >= 0.8 else "   LOW CONFIDENCE"
+        print(f"  tile {t.placement.tile:2d} at {_where(t.placement.cell, t.center_px)} turn {t.placement.rot}"
+              f"  confidence {t.confidence:.2f}{flag}")
+    for name, items in (("loose", det.loose), ("face down", det.face_down), ("unreadable", det.unreadable)):
+        for u in items:
+            tile = f"tile {u.tile} " if u.tile else ""
+            print(f"{name}: {tile}at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}")
+    return EXIT_OK
+
+
+def _refuse_if_unsure(args, det) -> None:
+    """Raise Unsure naming every doubtful board tile: a wrong verdict is worse than none."""
+    if not det.tiles:
+        raise Unsure(f"{args.image}: no tile found")
+    doubts = [f"tile {t.placement.tile}? {_where(t.placement.cell, t.center_px)} (confidence {t.confidence:.2f})"
+              for t in det.unsure()]
+    doubts += [f"unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}"
+               for u in det.unreadable]
+    doubts += [f"face-down tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})"
+               for u in det.face_down if u.reason == "face down"]
+    if doubts:
+        raise Unsure(f"{args.image}: not sure enough to judge: " + "; ".join(doubts))
+
+
+def run_check(args) -> int:
+    from tantrix_pi.puzzles import puzzle
+
+    goal = puzzle(args.puzzle)
+    image, det = _detect(args)
+    try:
+        _refuse_if_unsure(args, det)
+    except Unsure as e:
+        _write_overlay(args, image, det, ["no verdict: " + str(e).split(": ", 1)[-1][:90]])
+        raise
+    verdict = goal.check(det.board)
+    head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
+    _write_overlay(args, image, det, [head, *verdict.reasons])
+    if args.json:
+        print(json.dumps({"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
+                          "detection": det.to_dict()}))
+    else:
+        print(head)
+        for reason in verdict.reasons:
+            print(f"  {reason}")
+    return EXIT_OK if verdict.solved else EXIT_NO
+
+
+def _players(text: str | None) -> list[str]:
+    if not text:
+        return list(COLOURS)
+    names = {v: k for k, v in COLOUR_NAMES.items() if k in COLOURS}
+    out = []
+    for word in text.split(","):
+        w = word.strip().lower()
+        code = w.upper() if w.upper() in COLOURS else names.get(w)
+        if code is None:
+            raise TantrixError(f"--players: {word.strip()!r} is not a colour (red, yellow, green, blue)")
+        if code not in out:
+            out.append(code)
+    return out
+
+
+def run_score(args) -> int:
+    from tantrix_pi.scoring import scores
+
+    colours = _players(args.players)
+    image, det = _detect(args)
+    try:
+        _refuse_if_unsure(args, det)
+    except Unsure as e:
+        _write_overlay(args, image, det, ["no scores: " + str(e).split(": ", 1)[-1][:90]])
+        raise
+    table = scores(det.board, colours)
+    best = max(s.score for s in table.values())
+    winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
+    result = ("winner: " if len(winners) == 1 else "tie: ") + ", ".join(winners)
+    lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
+    paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
+    _write_overlay(args, image, det, [*lines, result], paths)
+    if args.json:
+        print(json.dumps({"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
+                                     for c, s in table.items()},
+                          "winners": winners, "detection": det.to_dict()}))
+    else:
+        print("\n".join(lines))
+        print(result)
+    return EXIT_OK
