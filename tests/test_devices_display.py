@@ -34,12 +34,13 @@ def rgb(device) -> np.ndarray:
 
 
 def contains_text(frame: Image.Image, text: str, size: int) -> bool:
-    """True when `text`, drawn in the display's font at `size`, appears somewhere in the mono frame."""
+    """True when `text`, drawn in the display's font at `size`, appears somewhere in the frame (light on dark)."""
+    mode = "1" if frame.mode == "1" else "L"
     bbox = font(size).getbbox(text)
-    stamp = Image.new("1", (bbox[2], bbox[3]), 0)
-    ImageDraw.Draw(stamp).text((0, 0), text, font=font(size), fill=1)
-    t = np.asarray(stamp, dtype=bool)[bbox[1]:]
-    f = np.asarray(frame.convert("1"), dtype=bool)
+    stamp = Image.new(mode, (bbox[2], bbox[3]), 0)
+    ImageDraw.Draw(stamp).text((0, 0), text, font=font(size), fill=255 if mode == "L" else 1)
+    t = (np.asarray(stamp) > (127 if mode == "L" else 0))[bbox[1]:]
+    f = np.asarray(frame.convert(mode)) > (127 if mode == "L" else 0)
     windows = np.lib.stride_tricks.sliding_window_view(f, t.shape)
     return bool((windows == t).all(axis=(2, 3)).any())
 
@@ -181,3 +182,16 @@ def test_bad_display_settings_get_one_line_naming_them(spec, options, words):
     with pytest.raises(DeviceError, match=words) as e:
         open_display(spec, options)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("model", MODELS.values(), ids=lambda m: m.name)
+def test_calibration_text_wraps_and_shows_progress(model):
+    step = "Lay the calibration board flat in the middle, then press next"
+    _, device = show(model, Screen(title="Calibration 2/3", lines=(step,), progress=1 / 3))
+    px = np.asarray(device.image.convert("L")) > 128
+    w, h = model.size
+    row = px[h - 4] if model.mode == "1" else px[h - round(h * 0.11) - 10]
+    assert row[6:int(w * 0.3)].all() and not row[int(w * 0.4):w - 8].any(), "a third of the bar is filled"
+    size = 11 if model.mode == "1" else h // 15
+    for word in ("Lay", "middle,", "press"):  # each line of the wrapped step is on the screen
+        assert contains_text(device.image, word, size), word

@@ -23,8 +23,8 @@ def unit() -> configparser.ConfigParser:
     return parser
 
 
-def verify(text: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    """systemd-analyze verify on `text` installed in a scratch root that has the ExecStart program."""
+def verify(text: str, tmp_path: Path, command: str = "verify") -> subprocess.CompletedProcess:
+    """systemd-analyze `command` on `text` installed in a scratch root that has the ExecStart program."""
     exe = unit()["Service"]["ExecStart"].split()[0]
     root = tmp_path / "root"
     (root / exe.lstrip("/")).parent.mkdir(parents=True)
@@ -34,8 +34,9 @@ def verify(text: str, tmp_path: Path) -> subprocess.CompletedProcess:
     target = root / "etc/systemd/system" / UNIT.name
     target.parent.mkdir(parents=True)
     target.write_text(text)
-    return subprocess.run([ANALYZE, "verify", f"--root={root}", str(target)], capture_output=True, text=True,
-                          timeout=60)
+    extra = ["--offline=true"] if command == "security" else []
+    return subprocess.run([ANALYZE, command, *extra, f"--root={root}", str(target)], capture_output=True,
+                          text=True, timeout=60)
 
 
 @pytest.mark.skipif(ANALYZE is None or SYSTEM_UNITS is None, reason="systemd-analyze is not installed")
@@ -49,6 +50,13 @@ def test_verify_catches_a_broken_unit(tmp_path):
     broken = UNIT.read_text().replace("WatchdogSec=", "WatchdgSec=").replace("Restart=on-failure", "Restart=often")
     result = verify(broken, tmp_path)
     assert "WatchdgSec" in result.stderr and "often" in result.stderr
+
+
+@pytest.mark.skipif(ANALYZE is None or SYSTEM_UNITS is None, reason="systemd-analyze is not installed")
+def test_unit_is_rated_well_hardened(tmp_path):
+    result = verify(UNIT.read_text(), tmp_path, "security")
+    level = re.search(r"Overall exposure level for tantrix-pi.service: ([0-9.]+)", result.stdout)
+    assert level and float(level.group(1)) <= 2.0, result.stdout[-300:]
 
 
 def test_unit_runs_the_referee_as_a_watched_hardened_service():

@@ -21,6 +21,9 @@ OUTLIER = 0.01
 """Probability mass kept for a reading that fits no colour (a reflection, a speck, a neighbour's band)."""
 
 GAIN_LIMITS = (0.4, 2.5)
+BLACK_NOISE = 10.0
+BLACK_TRUSTED = 50.0
+"""A tile black this much brighter than the noise floor (8-bit levels) is trusted fully for white balance."""
 
 
 def white_balance(black_bgr: np.ndarray) -> np.ndarray:
@@ -30,8 +33,11 @@ def white_balance(black_bgr: np.ndarray) -> np.ndarray:
     m = np.median(black_bgr.reshape(-1, 3), axis=0).astype(np.float64)
     if m.max() < 2:
         return np.ones(3)
-    gains = m.mean() / np.maximum(m, 0.5)
-    return np.clip(gains, *GAIN_LIMITS)
+    gains = np.clip(m.mean() / np.maximum(m, 0.5), *GAIN_LIMITS)
+    # A near-black face says little about the light (noise, a JPEG's offsets, the plastic's own tint):
+    # the darker it is, the more the gains are pulled back towards no correction.
+    trust = float(np.clip((m.mean() - BLACK_NOISE) / BLACK_TRUSTED, 0.2, 1.0))
+    return 1.0 + trust * (gains - 1.0)
 
 
 def features(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

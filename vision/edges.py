@@ -48,9 +48,15 @@ FACE_RING = _face_ring()
 
 def sample(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Bilinear samples (float32 BGR) of the image at full-resolution points (..., 2)."""
-    flat = pts.reshape(1, -1, 2).astype(np.float32)
-    out = cv2.remap(image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return out.reshape(pts.shape[:-1] + (3,)).astype(np.float32)
+    flat = pts.reshape(-1, 2).astype(np.float32)
+    n = len(flat)
+    # remap wants maps under 32767 wide: lay the points out in rows of 1024
+    rows = -(-n // 1024) if n else 0
+    grid = np.zeros((max(rows, 1) * 1024, 2), np.float32)
+    grid[:n] = flat
+    grid = grid.reshape(max(rows, 1), 1024, 2)
+    out = cv2.remap(image, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    return out.reshape(-1, 3)[:n].reshape(pts.shape[:-1] + (3,)).astype(np.float32)
 
 
 def to_full(pts: np.ndarray, scale: float) -> np.ndarray:

@@ -74,13 +74,27 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
     return best
 
 
+SMALL_TILE = 32.0
+"""Tiles narrower than this (px, working image) are found again at twice the resolution."""
+
+
 def find_tiles(image: np.ndarray) -> Found | None:
+    """Stage 2: the tiles on a downscaled copy, or on a finer one when the tiles come out small there."""
+    found = _find_tiles(image, segment.WORK_SIDE)
+    if found is not None and found.tile_px < SMALL_TILE and found.scale < 1.0:
+        finer = _find_tiles(image, 2 * segment.WORK_SIDE)
+        if finer is not None:
+            return finer
+    return found
+
+
+def _find_tiles(image: np.ndarray, side: int) -> Found | None:
     """Stage 2: the tiles' mask on a downscaled copy, and the tile size from the period of hexagon edges.
 
     The closing that fills the bands is sized from the bands' width; when the lattice then fits poorly
     (bands blurred wider, glossy specks, wide painted arcs) a half and a double closing are tried too.
     """
-    small, scale = segment.downscale(image)
+    small, scale = segment.downscale(image, side)
     dark = segment.dark_mask(small)
     region = segment.outline_region(dark)
     if region is None:
@@ -127,6 +141,7 @@ COVERED = 0.72
 PARTLY = 0.4
 """A cell covered between this and COVERED holds something tile-like that cannot be read as a tile."""
 IN_FRAME = 0.999
+ADAPT_MIN_TILES = 6
 
 
 @dataclass
@@ -261,7 +276,9 @@ def _detect(image: np.ndarray) -> Detection:
     model = colour.ColourModel()
     readings: list = [None] * len(cands)
     idx = np.nonzero(face_up)[0]
-    for _ in range(2):
+    # The colours' hues are learnt from the photo only when enough tiles vouch for them: with one or two
+    # tiles a first misreading would teach the model its own mistake.
+    for _ in range(2 if len(idx) >= ADAPT_MIN_TILES else 1):
         lp = model.log_probs(hue[idx]) * coloured[idx][..., None]
         got = decode.decode(lp)
         for i, r in zip(idx, got, strict=True):
@@ -273,11 +290,23 @@ def _detect(image: np.ndarray) -> Detection:
 
     t = time.perf_counter()
     board_group = _board_group(cands, readings, len(groups), image.shape)
-    _doubt_unmatched(cands, readings, board_group)
+    skip: set[int] = set()
+    if _doubt_unmatched(cands, readings, board_group):
+        on = [i for i, c in enumerate(cands) if c.group == board_group and readings[i] is not None]
+        if np.median([readings[i].confidence for i in on]) < NOT_TILES:
+            # Tile-like cells whose readings contradict each other and themselves: a dark patterned table
+            # or shadow, not a board. Said once, not as dozens of made-up tiles.
+            where = tuple(float(v) for v in np.mean([cands[i].center_px for i in on], axis=0))
+            det.unreadable.append(Unread(where, f"{len(on)} tile-like cells that do not read as Tantrix tiles"))
+            skip = set(on)
     for i, c in enumerate(cands):
+        if i in skip:
+            continue
         r = readings[i]
         on_board = c.group == board_group
         ring_bands = (ring[i] > 0.35 * ref).mean()
+        if bands[i] == 0 and face[i] <= 0.35 * ref and ring_bands == 0:
+            continue  # dark and colourless: a shadow or the dark part of the table, not a tile
         if not face_up[i] and bands[i] <= 2 and face[i] > 0.35 * ref and ring_bands < 0.2:
             det.face_down.append(Unread(c.center_px, "face down" if on_board else "face down, apart from the board",
                                         corners_px=c.corners_px))
@@ -303,10 +332,13 @@ MATCH_RATE = 0.6
 """Share of touching edges whose colours must agree before a board's reading is trusted at all."""
 DOUBT = 0.5
 """Confidence left to tiles whose reading the board's colours contradict."""
+NOT_TILES = 0.3
+"""A doubted board whose median confidence is below this is not reported as tiles at all."""
 
 
-def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -> None:
-    """Lower the confidence of readings the golden rule contradicts, in place.
+def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -> bool:
+    """Lower the confidence of readings the golden rule contradicts, in place; True when the whole board
+    is in doubt.
 
     A board is laid colour to colour: when most touching edges disagree the lattice or the colours were
     misread, so no tile of it is trusted; a tile that disagrees with every neighbour is doubted alone.
@@ -326,11 +358,12 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
     for i, oks in agree.items():
         if board_doubtful or (len(oks) >= 2 and not any(oks)):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
+    return board_doubtful
 
 
 def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -> int:
-    """The group that is the board: most touching edges whose colours match, then most tiles, then the one
-    nearest the middle of the photo (the camera looks at the board).
+    """The group that is the board: touching edges whose colours match count most, then its tiles, less
+    for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
 
     A player's row of loose tiles may have as many tiles as a young board, but its neighbours' colours meet
     only by chance.
@@ -348,7 +381,8 @@ def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -
                 if other is not None and reading.colours[d] == other.colours[opposite(d)]:
                     matched += 1
         spot = np.mean([c.center_px for c in cands if c.group == gi], axis=0)
-        key = (matched, len(placed), -float(np.linalg.norm(spot - middle)))
+        off_centre = float(np.linalg.norm(spot - middle) / np.linalg.norm(middle))
+        key = (matched + 0.25 * len(placed) - 3.0 * off_centre, len(placed))
         if best_key is None or key > best_key:
             best, best_key = gi, key
     return best

@@ -75,7 +75,7 @@ def dark_mask(small: np.ndarray) -> np.ndarray:
     mask = value < min(DARK_RATIO * table_v, FLOOR_RATIO * table_floor(value))
     table_c = table_level(chroma)
     if table_c >= 20:  # the tiles' black is grey where the table is coloured, even when it is as dark
-        mask |= (chroma < 0.5 * table_c) & (value < 0.95 * table_v + 5)
+        mask |= (chroma < min(0.5 * table_c, 40)) & (value < 0.95 * table_v + 5)
     return cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 

@@ -119,14 +119,22 @@ def _score_bar(d: ImageDraw.ImageDraw, screen: Screen, box) -> None:
             d.rectangle((a, y0, b, y1 - 1), outline=TEXT, width=2)
 
 
+def _fitted(lines, selected: int | None, fnt: ImageFont.FreeTypeFont, width: int) -> list[str]:
+    """Menu lines and tabbed lines as they are; other text (calibration steps) wrapped to the width."""
+    if selected is not None:
+        return list(lines)
+    return [part for line in lines for part in ([line] if "\t" in line else wrap(line, fnt, width, 4))]
+
+
 def _menu_area(d: ImageDraw.ImageDraw, screen: Screen, box, size: int) -> None:
     x0, y0, x1, y1 = box
     fnt = font(size)
     step = size + 6
     bar = 14 if screen.progress is not None else 0
     visible = max(1, (y1 - y0 - bar - 4) // step)
-    first = _window(screen.selected, len(screen.lines), visible)
-    for i, line in enumerate(screen.lines[first:first + visible]):
+    lines = _fitted(screen.lines, screen.selected, fnt, x1 - x0 - 12)
+    first = _window(screen.selected, len(lines), visible)
+    for i, line in enumerate(lines[first:first + visible]):
         y = y0 + 4 + i * step
         if first + i == screen.selected:
             d.rectangle((x0 + 2, y - 2, x1 - 3, y + step - 4), fill=TEXT)
@@ -196,6 +204,7 @@ def mono_frame(screen: Screen, size: tuple[int, int], page: int) -> Image.Image:
     else:
         fnt, step = font(11), 12
         visible = max(1, (h - y - bar) // step)
+        lines = _fitted(lines, selected, fnt, w - 4)
         first = _window(selected, len(lines), visible)
         for i, line in enumerate(lines[first:first + visible]):
             top = y + i * step
