@@ -50,7 +50,7 @@ def _font(px: int) -> ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
-def _arc_points(cell: Cell, a: int, b: int, s: float, steps: int = 16) -> list[tuple[float, float]]:
+def arc_points(cell: Cell, a: int, b: int, s: float, steps: int = 16) -> list[tuple[float, float]]:
     """Points along the arc joining the midpoints of edges a and b of `cell` (hexagon circumradius s)."""
     cx, cy = centre(cell, s)
     apothem = s * SQRT3 / 2
@@ -108,7 +108,7 @@ def render(board: Board, highlights: Highlights | None = None, scale: float = 40
         draw.polygon(px(corners(p.cell, k)), fill=TILE_RGB, outline=(70, 70, 70))
         for arc in TILES[p.tile].arcs:
             a, b = ((e + p.rot) % 6 for e in arc.edges)
-            pts = px(_arc_points(p.cell, a, b, k))
+            pts = px(arc_points(p.cell, a, b, k))
             if p.cell in on_path and arc.colour == hl.path.colour:
                 draw.line(pts, fill=(255, 255, 255), width=line * 2, joint="curve")
             draw.line(pts, fill=ARC_RGB[arc.colour], width=line, joint="curve")

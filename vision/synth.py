@@ -28,7 +28,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import SQRT3, centre, corners, edge_angle
-from tantrix_pi.render import _arc_points as arc_points  # where each arc runs: written once, for both drawings
+from tantrix_pi.render import arc_points  # where each arc runs: written once, for both drawings
 from tantrix_pi.tiles import TILES
 
 TABLES = ("wood", "dark_wood", "felt", "cloth", "laminate", "pattern")
