@@ -1,8 +1,9 @@
 """A referee process for the kill -9 test: it watches a table whose state follows the wall clock.
 
-usage: python3 live_kill_driver.py STATE_DIR T0 FPS MOVES
+usage: python3 live_kill_driver.py STATE_DIR T0 FPS MOVES [--say-ready]
 The table shows frame int((now - T0) * FPS) of a scripted game of MOVES placements, so a restarted
-process sees the table as it is now, as a camera would.
+process sees the table as it is now, as a camera would. With --say-ready it prints "ready" once its
+SIGTERM handler is installed and the camera is up (what READY=1 tells systemd).
 """
 
 import sys
@@ -17,6 +18,7 @@ from live_fakes import detect_frame, scene_frames  # noqa: E402
 from tantrix_pi.live.loop import LiveLoop  # noqa: E402
 from tantrix_pi.live.recording import game_moves, script  # noqa: E402
 from tantrix_pi.live.referee import Setup  # noqa: E402
+from tantrix_pi.live.sdnotify import Notifier  # noqa: E402
 from tantrix_pi.live.sinks import JsonLinesSink  # noqa: E402
 from tantrix_pi.live.sources import EndOfRecording, FrameSource  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
@@ -43,11 +45,23 @@ class TableClock(FrameSource):
         return self.frames[min(i, len(self.frames) - 1)]  # the finished table stays on view
 
 
+class ReadyLine(Notifier):
+    """READY=1 as a line on stdout, for a test that waits for it."""
+
+    def __init__(self):
+        super().__init__(address="")
+
+    def ready(self, status=""):
+        print("ready", flush=True)
+        return True
+
+
 def main():
     state, t0, fps, n = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
     frames = scene_frames(script(game(n), still=10, hand=4))
+    notifier = ReadyLine() if "--say-ready" in sys.argv else None
     loop = LiveLoop(TableClock(frames, t0, fps), detect_frame, Store(state / "state.db"), Setup(),
-                    JsonLinesSink(state / "events.jsonl"))
+                    JsonLinesSink(state / "events.jsonl"), notifier=notifier)
     loop.stop_on_signals()
     loop.run()
     print(f"stopped after {loop.stats.frames} frames", flush=True)

@@ -67,6 +67,15 @@ class Listener:
             except TimeoutError:
                 pass
 
+    def wait_for(self, prefix: str, timeout: float = 60.0) -> bool:
+        """Whether a datagram starting with `prefix` came within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(m.startswith(prefix) for m in list(self.got)):
+                return True
+            time.sleep(0.02)
+        return False
+
     def close(self) -> list[str]:
         self.done.set()
         self.thread.join()
@@ -103,9 +112,17 @@ def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
     photos(frames, moves)
     listener = Listener(str(tmp_path / "notify"))
     proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 4))], str(tmp_path / "notify"))
-    time.sleep(4.5)  # 4 frames a second, 28 frames: a tile or three seen after the start-up
+    # 4 frames a second, 28 frames: stop once the camera is up and the first tile is announced, however
+    # slow the machine is to start (the signal handler is in place before READY=1)
+    assert listener.wait_for("READY=1"), "no READY=1"
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if " plays tile " in line:
+            break
     proc.send_signal(signal.SIGTERM)
-    out, _ = proc.communicate(timeout=20)
+    rest, _ = proc.communicate(timeout=60)
+    out = "".join(lines) + rest
     got = listener.close()
     assert proc.returncode == 0, out
     assert "STOPPING=1" in got and "referee stopped" in out

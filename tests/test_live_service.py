@@ -124,9 +124,9 @@ def test_loop_sends_ready_when_the_camera_is_up_and_pings_the_watchdog(tmp_path)
 @pytest.mark.skipif(sys.platform != "linux", reason="signals")
 def test_sigterm_stops_cleanly(tmp_path):
     t0 = time.time()
-    proc = subprocess.Popen([sys.executable, DRIVER_PATH, str(tmp_path), str(t0), "20", "6"],
+    proc = subprocess.Popen([sys.executable, DRIVER_PATH, str(tmp_path), str(t0), "20", "6", "--say-ready"],
                             stdout=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    assert proc.stdout.readline() == "ready\n"  # the handler is in place: however slow the start, stop now
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=10)
     assert proc.returncode == 0 and out.startswith("stopped after")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -30,7 +31,29 @@ def register(cli) -> None:
     p.add_argument("--state-dir", metavar="DIR", help="the state folder (overrides the configuration)")
 
 
+class StopRequest:
+    """SIGTERM / SIGINT caught from the start of `run`: remembered until the loop exists, then passed on."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.loop = None
+        signal.signal(signal.SIGTERM, self)
+        signal.signal(signal.SIGINT, self)
+
+    def __call__(self, *_) -> None:
+        self.requested = True
+        if self.loop is not None:
+            self.loop.stop()
+
+    def attach(self, loop) -> None:
+        """From now on a signal stops `loop` (at once if one already came)."""
+        self.loop = loop
+        if self.requested:
+            loop.stop()
+
+
 def cmd_run(args) -> int:
+    stop_request = StopRequest()  # before anything slow: systemd may stop us while we start
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.sdnotify import Notifier
     from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
@@ -46,7 +69,7 @@ def cmd_run(args) -> int:
     loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
                     stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
                     motion=cfg.gate["motion"], notifier=Notifier())
-    loop.stop_on_signals()
+    stop_request.attach(loop)
     stop = threading.Event()
     buttons = start_buttons(cfg, loop.commands, stop)
     log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
