@@ -52,10 +52,35 @@ fi
 default_config() {
     cat <<'TOML'
 # tantrix-pi configuration, read by `tantrix-pi run --config /etc/tantrix-pi/config.toml`.
-# Every setting has a default, so this file may stay as it is. The keys and their defaults are listed
-# in the documentation of the live referee and of the devices (docs/devices.md): display model and
-# bus, button pins, voice, camera and game set-up. A wrong key or value stops the service with one
-# line in `journalctl -u tantrix-pi` naming it.
+# These are the defaults; every key is optional. docs/config.md lists every key (display bus and pins,
+# camera size, motion gate, paths). A wrong key or value stops the service with one line in
+# `journalctl -u tantrix-pi` naming it.
+
+[camera]
+source = "picamera2"        # picamera2, opencv, folder or video
+settle_s = 2.0              # seconds of auto exposure and white balance before they are locked
+
+[display]
+kind = "none"               # none, png, ssd1306, sh1106 (I2C OLEDs), st7789, ili9341 (SPI LCDs)
+rotate = 0                  # quarter turns 0..3
+i2c_address = 0x3C          # OLEDs: see `i2cdetect -y 1`
+spi_speed_hz = 32000000     # LCDs: lower it when long wires garble the picture
+
+[buttons]                   # BCM pins; each button goes from its pin to ground
+next = 17
+back = 27
+menu = 22
+hold_s = 2.0                # hold menu this long for a new game
+
+[voice]
+enabled = false             # espeak-ng (sudo apt install espeak-ng)
+language = "en"
+
+[mode]
+kind = "game"               # game, discovery, rainbow, solitaire, gobble, free
+players = ["red", "blue"]   # 2 to 4 of red, yellow, green, blue, in seating order
+discovery = 10
+rainbow = "green"
 TOML
 }
 

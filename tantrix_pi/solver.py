@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import EXIT_UNSURE, TantrixError
-from tantrix_pi.grid import Cell, neighbours, turn
+from tantrix_pi.grid import DIRECTION_NAMES, Cell, neighbours, turn
 from tantrix_pi.loop_search import LoopSearch
 from tantrix_pi.puzzles import Puzzle, pyramid
 from tantrix_pi.pyramid_search import PyramidSearch
@@ -169,3 +169,11 @@ def _next_placement(board: Board, solution: Board) -> Placement:
     """The solution's placement that best continues the board: touching the most placed tiles."""
     todo = [p for p in solution if p.cell not in board]
     return min(todo, key=lambda p: (-sum(n in board for n in neighbours(p.cell)), p.tile))
+
+
+def beside(board: Board, p: Placement) -> str:
+    """Where a hinted cell is, seen from a tile already down (", NE of tile 12"; "" on an empty board)."""
+    for d, n in enumerate(neighbours(p.cell)):
+        if n in board:
+            return f", {DIRECTION_NAMES[(d + 3) % 6]} of tile {board[n].tile}"
+    return ""

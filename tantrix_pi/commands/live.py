@@ -6,7 +6,6 @@ import json
 import logging
 import signal
 import sys
-import threading
 from pathlib import Path
 
 from tantrix_pi.board import Board
@@ -61,7 +60,8 @@ def cmd_run(args) -> int:
 
     cfg = config_mod.load(args.config)
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    detect = make_detector(cfg.paths["profile"])
+    profile_path = Path(cfg.paths["profile"]) if cfg.paths["profile"] else cfg.state_dir / "profile.toml"
+    detect = make_detector(cfg.paths["profile"], follow=profile_path)
     store = Store(cfg.state_dir / "state.db")
     if store.moved_aside:
         log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
@@ -69,21 +69,33 @@ def cmd_run(args) -> int:
     loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
                     stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
                     motion=cfg.gate["motion"], notifier=Notifier())
+    loop.hint_timeout = cfg.mode["hint_s"]
     stop_request.attach(loop)
-    stop = threading.Event()
-    buttons = start_buttons(cfg, loop.commands, stop)
+    buttons = start_buttons(cfg, loop)
+    if buttons is not None:
+        loop.calibrate = menu_calibration(profile_path, detect)
     log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
              cfg.camera["source"])
     try:
         loop.run()
     finally:
-        stop.set()
         if buttons is not None:
             buttons.close()
         sink.close()
         store.close()
     log.info("referee stopped after %d frames", loop.stats.frames)
     return EXIT_OK
+
+
+def menu_calibration(profile_path: Path, detect):
+    """The menu's calibration steps on the loop's frames, or None when calibration is not installed."""
+    try:
+        from tantrix_pi.live.calibrating import MenuCalibration
+
+        return MenuCalibration(profile_path, detect)
+    except ImportError:
+        log.warning("calibration is not installed: the menu cannot calibrate")
+        return None
 
 
 def cmd_demo(args) -> int:

@@ -9,9 +9,8 @@ import time
 from tantrix_pi.board import Board, BoardError
 from tantrix_pi.commands.board import text_view
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
-from tantrix_pi.grid import DIRECTION_NAMES, neighbours
 from tantrix_pi.puzzles import puzzle
-from tantrix_pi.solver import count, hint, solve
+from tantrix_pi.solver import beside, count, hint, solve
 from tantrix_pi.tiles import COLOUR_NAMES
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
@@ -108,14 +107,6 @@ def _placed(path: str) -> Board:
     return seen.board
 
 
-def _beside(board: Board, p) -> str:
-    """Where the hinted cell is, seen from a tile already down (coordinates of a photo mean little)."""
-    for d, n in enumerate(neighbours(p.cell)):
-        if n in board:
-            return f", {DIRECTION_NAMES[(d + 3) % 6]} of tile {board[n].tile}"
-    return ""
-
-
 def hint_command(args) -> int:
     goal = puzzle(args.puzzle)
     board = _placed(args.file)
@@ -137,7 +128,7 @@ def hint_command(args) -> int:
         print(f"{goal.name}: {found.reason}")
     elif found.solvable:
         print(f"{goal.name}: can still be completed ({found.reason})")
-        print(f"next: {found.placement}{_beside(board, found.placement)}")
+        print(f"next: {found.placement}{beside(board, found.placement)}")
     else:
         print(f"{goal.name}: cannot be completed: {found.reason}")
     return EXIT_OK if found.solvable else EXIT_NO

@@ -19,6 +19,10 @@ PLAYER_COLOURS = ("red", "yellow", "green", "blue")
 MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
 SOURCES = ("picamera2", "opencv", "folder", "video")
 DISPLAYS = ("none", "png", "ssd1306", "sh1106", "st7789", "ili9341")
+SPI_DISPLAYS = ("st7789", "ili9341")
+I2C_KEYS = ("i2c_port", "i2c_address", "rotate")
+SPI_KEYS = ("spi_port", "spi_device", "spi_speed_hz", "gpio_dc", "gpio_rst", "gpio_backlight", "rotate")
+"""The [display] keys each bus's screens take (the devices package's open_display options)."""
 RAINBOWS = ("green", "yellow", "white", "blue", "red")
 COLOUR_LETTER = {name: letter for letter, name in COLOUR_NAMES.items()}
 
@@ -40,7 +44,7 @@ def _size(v):
 
 
 # section -> key -> (default, check, what a good value looks like)
-SCHEMA: dict[str, dict[str, tuple]] = {
+SCHEMA: dict[str, dict[str, tuple]] = {  # docs/config.md lists the same keys (a test compares them)
     "camera": {
         "source": ("picamera2", lambda v: v in SOURCES, f"one of {', '.join(SOURCES)}"),
         "device": (0, lambda v: _int(v) and v >= 0 or isinstance(v, str) and v != "",
@@ -58,18 +62,29 @@ SCHEMA: dict[str, dict[str, tuple]] = {
     "display": {
         "kind": ("none", lambda v: v in DISPLAYS, f"one of {', '.join(DISPLAYS)}"),
         "dir": ("", lambda v: isinstance(v, str), "a folder for the png display"),
-        "i2c_address": (0x3C, lambda v: _int(v) and 0 <= v <= 0x7F, "an I2C address 0..0x7f"),
-        "rotate": (0, lambda v: _int(v) and 0 <= v <= 3, "quarter turns 0..3"),
         "model": ("st7789", lambda v: v in DISPLAYS[2:], f"one of {', '.join(DISPLAYS[2:])} (the png display's size)"),
+        "rotate": (0, lambda v: _int(v) and 0 <= v <= 3, "quarter turns 0..3"),
+        "page_seconds": (4.0, lambda v: _num(v) and 0.5 <= v <= 60, "seconds 0.5..60 a mono screen's page stays up"),
+        "i2c_port": (1, lambda v: _int(v) and 0 <= v <= 20, "an I2C bus number (1 on a Pi)"),
+        "i2c_address": (0x3C, lambda v: _int(v) and 0 <= v <= 0x7F, "an I2C address 0..0x7f"),
+        "spi_port": (0, lambda v: _int(v) and 0 <= v <= 6, "an SPI bus number 0..6"),
+        "spi_device": (0, lambda v: _int(v) and 0 <= v <= 2, "an SPI chip select 0..2"),
+        "spi_speed_hz": (32_000_000, lambda v: _int(v) and 100_000 <= v <= 125_000_000,
+                         "a bus speed in Hz, 100000..125000000"),
+        "gpio_dc": (24, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
+        "gpio_rst": (25, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
+        "gpio_backlight": (18, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
     },
     "buttons": {
-        "next": (17, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
-        "back": (27, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
-        "menu": (22, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
+        "next": (17, lambda v: _int(v) and 2 <= v <= 27, "a BCM pin 2..27"),
+        "back": (27, lambda v: _int(v) and 2 <= v <= 27, "a BCM pin 2..27"),
+        "menu": (22, lambda v: _int(v) and 2 <= v <= 27, "a BCM pin 2..27"),
+        "hold_s": (2.0, lambda v: _num(v) and 0.5 <= v <= 10, "seconds 0.5..10 menu is held for a new game"),
     },
     "voice": {
         "enabled": (False, lambda v: isinstance(v, bool), "true or false"),
         "language": ("en", lambda v: isinstance(v, str) and v != "", "an espeak-ng voice, e.g. en"),
+        "words_per_minute": (160, lambda v: _int(v) and 80 <= v <= 450, "a whole number 80..450"),
     },
     "mode": {
         "kind": ("game", lambda v: v in MODES, f"one of {', '.join(MODES)}"),
@@ -78,6 +93,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
                     "2 to 4 different colours of red, yellow, green, blue, in seating order"),
         "discovery": (10, lambda v: _int(v) and 3 <= v <= 30, "a whole number 3..30"),
         "rainbow": ("green", lambda v: v in RAINBOWS, f"one of {', '.join(RAINBOWS)}"),
+        "hint_s": (20.0, lambda v: _num(v) and 1 <= v <= 300, "seconds 1..300 the solver may think about a hint"),
     },
     "paths": {
         "state_dir": ("/var/lib/tantrix-pi", lambda v: isinstance(v, str) and v != "", "a folder"),
@@ -106,6 +122,20 @@ class Config:
     @property
     def events_path(self) -> Path:
         return Path(self.paths["events"]) if self.paths["events"] else self.state_dir / "events.jsonl"
+
+    @property
+    def button_pins(self) -> dict[str, int]:
+        """BCM pin of each button: next, back, menu."""
+        return {k: self.buttons[k] for k in ("next", "back", "menu")}
+
+    @property
+    def display_options(self) -> dict:
+        """The options the devices package's open_display takes for the configured screen."""
+        d = self.display
+        if d["kind"] == "png":
+            return {"model": d["model"]}
+        keys = I2C_KEYS if d["kind"] in ("ssd1306", "sh1106") else SPI_KEYS if d["kind"] in SPI_DISPLAYS else ()
+        return {k: d[k] for k in keys}
 
     @property
     def player_letters(self) -> list[str]:
@@ -157,6 +187,15 @@ def from_dict(data: dict, where: str = "config") -> Config:
         raise ConfigError(f"{where}: camera.path is needed when camera.source = '{cfg.camera['source']}'")
     if cfg.display["kind"] == "png" and not cfg.display["dir"]:
         raise ConfigError(f"{where}: display.dir is needed when display.kind = 'png'")
+    if cfg.display["kind"] in SPI_DISPLAYS:
+        buttons = {pin: name for name, pin in cfg.button_pins.items()}
+        for key in ("gpio_dc", "gpio_rst", "gpio_backlight"):
+            if cfg.display[key] in buttons:
+                raise ConfigError(f"{where}: display.{key} = {cfg.display[key]} is wrong: "
+                                  f"BCM {cfg.display[key]} is buttons.{buttons[cfg.display[key]]}")
+    pins = cfg.button_pins
+    if len(set(pins.values())) < len(pins):
+        raise ConfigError(f"{where}: buttons: two buttons share a pin ({pins})")
     if cfg.camera["size"] is not None:
         cfg.camera["size"] = tuple(cfg.camera["size"])
     return cfg

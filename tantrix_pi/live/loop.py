@@ -66,8 +66,19 @@ class LiveLoop:
             self.game, self.resumed = store.new_game(setup.to_dict()), False
         self.stable_frames, self.min_confidence = stable_frames, min_confidence
         self.commands: queue.Queue[tuple[str, object]] = queue.Queue()
-        """From the buttons' menu, taken between frames: ("end_turn" | "undo", None), ("new_game", Setup or
-        None), ("screen", a devices Screen to show, or None to show the game again)."""
+        """Taken between frames: ("end_turn" | "undo", None), ("new_game", Setup or None), ("screen", a devices
+        Screen to show, or None to show the game again), and the answers of background jobs: ("hinted", Event),
+        ("calibrated", (ok, note))."""
+        self.buttons: queue.Queue = queue.Queue()
+        """Button events (devices `Event`s, put by the buttons' callbacks), run through `menu` between frames."""
+        self.menu = None
+        """The devices `Menu` the buttons drive (None: button events are ignored)."""
+        self.calibrate: Callable[[int, np.ndarray], tuple[bool, str]] | None = None
+        """Runs menu calibration step i on a frame, in the background: (ok, what to tell the players)."""
+        self.hint_timeout = 20.0
+        self.busy: str | None = None
+        """The background job running ("hint" or "calibrate"), at most one at a time."""
+        self.last_frame: np.ndarray | None = None
         self.camera_up = False
         self.ready_sent = False
         self.last_frame_at: float | None = None
@@ -84,6 +95,9 @@ class LiveLoop:
         """Thumbnail of the table when it last matched the committed board."""
 
     def _command(self, name: str, setup) -> None:
+        if name in ("hinted", "calibrated"):
+            self._job_done(name, setup)
+            return
         if name == "screen":  # the menu's page (a devices Screen), or None: back to the game
             if setup is None:
                 self.sink.show(self.view())
@@ -105,6 +119,93 @@ class LiveLoop:
         if stored:
             self.store.log_events(self.game, stored)
         self._say(out.events, out)
+
+    # -- buttons and their menu ----------------------------------------------------------------------
+    def _button(self, event) -> None:
+        """One button event through the menu; its commands carried out, its page (or the game) shown."""
+        if self.menu is None:
+            return
+        was_shown = self.menu.screen() is not None
+        for cmd in self.menu.handle(event):
+            self._menu_command(cmd)
+        self._show_menu(was_shown)
+
+    def _show_menu(self, was_shown: bool) -> None:
+        page = self.menu.screen()
+        if page is not None:
+            self.sink.screen(page)
+        elif was_shown:
+            self.sink.show(self.view())
+
+    def _menu_command(self, cmd) -> None:
+        from tantrix_pi.live.referee import setup_of_settings
+
+        if cmd.name == "end_turn" and self.referee.setup.mode in ("discovery", "rainbow"):
+            self._ask_hint()  # a solo puzzle has no turns: next asks for a hint
+        elif cmd.name in ("end_turn", "undo"):
+            self._command(cmd.name, None)
+        elif cmd.name == "new_game":
+            self._command("new_game", setup_of_settings(cmd.settings))
+        elif cmd.name == "apply":
+            self.sink.set_voice(cmd.settings.voice)
+            setup = setup_of_settings(cmd.settings)
+            if setup != self.referee.setup:
+                self._command("new_game", setup)
+        elif cmd.name == "calibrate":
+            self._calibrate(cmd.step)
+
+    def _background(self, job: str, work: Callable[[], object]) -> None:
+        """Run `work` on a thread; its result (or exception) comes back through `commands` as ("hinted" |
+        "calibrated", result), so the loop never waits for it."""
+        import threading
+
+        answer = {"hint": "hinted", "calibrate": "calibrated"}[job]
+
+        def run() -> None:
+            try:
+                result = work()
+            except Exception as e:  # a failing job is reported, never kills the referee
+                log.error("%s failed (%s: %s)", job, type(e).__name__, e, exc_info=True)
+                result = e
+            self.commands.put((answer, result))
+
+        self.busy = job
+        threading.Thread(target=run, name=job, daemon=True).start()
+
+    def _ask_hint(self) -> None:
+        from tantrix_pi.live.hints import hint_event
+
+        if self.busy == "hint":
+            return
+        if self.busy is not None:
+            self._say([Event("status", "Busy calibrating: ask for a hint afterwards.", {})])
+            return
+        puzzle, board, timeout = self.referee.setup.puzzle, self.referee.board.copy(), self.hint_timeout
+        self._say([Event("status", "Thinking about a hint...", {"puzzle": puzzle})])
+        self._background("hint", lambda: hint_event(puzzle, board, timeout))
+
+    def _calibrate(self, step: int) -> None:
+        if self.calibrate is None:
+            self.menu.calibration_result(False, "calibration is not installed")
+        elif self.last_frame is None:
+            self.menu.calibration_result(False, "no picture from the camera yet")
+        elif self.busy is not None:
+            self.menu.calibration_result(False, "busy with a hint: press next again")
+        else:
+            frame, calibrate = self.last_frame, self.calibrate
+            self._background("calibrate", lambda: calibrate(step, frame))
+
+    def _job_done(self, name: str, result) -> None:
+        self.busy = None
+        if name == "hinted":
+            event = result if isinstance(result, Event) else Event("hint", f"No hint: {result}", {})
+            self._say([event], Outcome(events=[event]))
+            return
+        was_shown = self.menu is not None and self.menu.screen() is not None
+        if self.menu is not None:
+            ok, note = result if isinstance(result, tuple) else (False, str(result))
+            self.menu.calibration_result(ok, note)
+            self._show_menu(was_shown)
 
     # -- camera -----------------------------------------------------------------------------------
     def _open(self) -> bool:
@@ -141,6 +242,8 @@ class LiveLoop:
         """Take and judge one frame; False once a replayed recording has ended."""
         self.notifier.watchdog()
         self.sink.tick()
+        while not self.buttons.empty():
+            self._button(self.buttons.get_nowait())
         while not self.commands.empty():
             self._command(*self.commands.get_nowait())
         if not self.camera_up and not self._open():
@@ -162,7 +265,11 @@ class LiveLoop:
             self.gate.reset()
             self.tracker.motion()
         self.last_frame_at = now
+        self.last_frame = frame
         self.stats.frames += 1
+        if self.menu is not None and self.menu.step is not None:
+            self.tracker.motion()  # calibrating: the table is cleared and a sheet laid on it, not a game move
+            return True
         t0 = time.perf_counter()
         moving = self.gate.moving(frame)
         t1 = time.perf_counter()

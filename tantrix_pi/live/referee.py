@@ -51,6 +51,13 @@ class Setup:
         return bag_empty_at(len(self.players))
 
 
+def setup_of_settings(settings) -> Setup:
+    """The Setup a devices menu `Settings` describes."""
+    if settings.mode == "game":
+        return Setup("game", list(settings.colours))
+    return Setup(settings.mode, [], settings.puzzle)
+
+
 @dataclass
 class Outcome:
     """What one commit means: moves to store, moves taken back (by seq), and events to announce."""

@@ -36,22 +36,39 @@ def make_source(cfg: Config) -> FrameSource:
     return video_source(cam["path"], cam["fps"])
 
 
-def make_detector(profile_path: str = ""):
-    """vision.detect bound to the calibration profile (none: the detector's defaults)."""
+def make_detector(profile_path: str = "", follow: str | Path | None = None):
+    """vision.detect bound to the calibration profile (none: the detector's defaults).
+
+    With `follow`, the profile at that path is read again whenever the file changes (a calibration from
+    the buttons' menu takes effect on the next frame); it may not exist yet.
+    """
     try:
         from vision import detect
     except ImportError:
         raise NotAvailable("the detector (vision.detect) is not installed in this build") from None
-    profile = None
-    if profile_path:
+    path = Path(profile_path) if profile_path else None
+    if path is not None or follow is not None:
         try:
             from calibration.profile import Profile
         except ImportError:
             raise NotAvailable("calibration is not installed in this build: leave paths.profile empty") from None
-        profile = Profile.load(Path(profile_path))
+    loaded = {"stamp": None, "profile": Profile.load(path) if path is not None else None}
+    followed = Path(follow) if follow is not None else None
 
     def run(image):
-        return detect(image, profile=profile)
+        if followed is not None:
+            try:
+                stamp = followed.stat().st_mtime_ns
+            except OSError:
+                stamp = None
+            if stamp is not None and stamp != loaded["stamp"]:
+                loaded["stamp"] = stamp
+                try:
+                    loaded["profile"] = Profile.load(followed)
+                    log.info("calibration profile %s loaded", followed)
+                except TantrixError as e:  # a damaged profile must not stop the referee: keep the last one
+                    log.error("%s; the detector keeps its previous calibration", e)
+        return detect(image, profile=loaded["profile"])
 
     return run
 
@@ -65,24 +82,24 @@ def setup_of(cfg: Config) -> Setup:
 
 
 def device_sinks(cfg: Config) -> list[Sink]:
-    """Display and voice sinks from the devices package, when it is installed and configured."""
+    """Display and voice sinks from the devices package, when it is installed and configured.
+
+    The voice sink is there whenever the devices package is, silent until enabled (the menu may switch it on).
+    """
+    try:
+        from tantrix_pi.live.sinks import DisplaySink, VoiceSink
+    except ImportError:
+        log.warning("the devices package is not installed: no display, no voice")
+        return []
     out: list[Sink] = []
-    if cfg.display["kind"] != "none":
-        from tantrix_pi.live.sinks import DisplaySink
-
-        d = cfg.display
-        if d["kind"] == "png":
-            options = {"model": d["model"]}
-        elif d["kind"] in ("ssd1306", "sh1106"):
-            options = {"i2c_address": d["i2c_address"], "rotate": d["rotate"]}
-        else:
-            options = {"rotate": d["rotate"]}
+    d = cfg.display
+    if d["kind"] != "none":
         # a screen that cannot be opened must not stop the referee: its frames go to PNGs instead
-        out.append(DisplaySink.open(d["kind"], d["dir"] or str(cfg.state_dir / "display"), options))
-    if cfg.voice["enabled"]:
-        from tantrix_pi.live.sinks import VoiceSink
-
-        out.append(VoiceSink.open(cfg.voice["language"]))
+        sink = DisplaySink.open(d["kind"], d["dir"] or str(cfg.state_dir / "display"), cfg.display_options)
+        sink.display.page_seconds = d["page_seconds"]
+        out.append(sink)
+    v = cfg.voice
+    out.append(VoiceSink.open(v["language"], v["enabled"], v["words_per_minute"]))
     return out
 
 
@@ -91,55 +108,35 @@ def standard_sinks(cfg: Config, console: bool = True) -> list[Sink]:
     return [ConsoleSink() if console else LogSink(), JsonLinesSink(cfg.events_path), *device_sinks(cfg)]
 
 
-def setup_of_settings(settings) -> Setup:
-    """The Setup a devices menu `Settings` describes."""
-    if settings.mode == "game":
-        return Setup("game", list(settings.colours))
-    return Setup(settings.mode, [], settings.puzzle)
+def menu_of(cfg: Config):
+    """The devices Menu, starting from the configured mode, players and voice."""
+    from tantrix_pi.devices.menu import Menu, Settings
+
+    letters = cfg.player_letters
+    rainbow = {"green": "G", "yellow": "Y", "white": "W", "blue": "B", "red": "R"}[cfg.mode["rainbow"]]
+    return Menu(Settings(mode=cfg.mode["kind"], discovery=cfg.mode["discovery"], rainbow=rainbow,
+                         players=len(letters), seats=tuple(letters + [c for c in "RYGB" if c not in letters]),
+                         voice=cfg.voice["enabled"]))
 
 
-def start_buttons(cfg: Config, commands, stop) -> object | None:
-    """Listen to the three buttons (devices package) in a thread that turns them into loop commands.
+def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
+    """The three buttons (devices package) feeding `loop.buttons`, and the menu they drive as `loop.menu`.
 
-    `commands` is the loop's queue, `stop` a threading.Event; returns the Buttons (to close) or None when
-    there are no buttons here (not a Pi, no gpiozero pin factory), which is logged, never fatal.
+    The buttons' callbacks only queue events; the loop runs them through the menu between frames. Returns
+    the Buttons (to close) or None when there are no buttons here (not a Pi, no gpiozero pin factory),
+    which is logged, never fatal.
     """
-    import threading
-
     try:
         from tantrix_pi.devices.buttons import Buttons
-        from tantrix_pi.devices.menu import Menu, Settings
         from tantrix_pi.devices.screen import DeviceError
     except ImportError:
         log.warning("the devices package is not installed: no buttons")
         return None
     try:
-        buttons = Buttons({k: cfg.buttons[k] for k in ("next", "back", "menu")})
+        buttons = Buttons(cfg.button_pins, hold_seconds=cfg.buttons["hold_s"], events=loop.buttons,
+                          pin_factory=pin_factory)
     except DeviceError as e:
         log.warning("%s: the referee runs without buttons", e)
         return None
-    letters = cfg.player_letters
-    rainbow = {"green": "G", "yellow": "Y", "white": "W", "blue": "B", "red": "R"}[cfg.mode["rainbow"]]
-    menu = Menu(Settings(mode=cfg.mode["kind"], discovery=cfg.mode["discovery"], rainbow=rainbow,
-                         players=len(letters), seats=tuple(letters + [c for c in "RYGB" if c not in letters]),
-                         voice=cfg.voice["enabled"]))
-
-    def listen() -> None:
-        import queue
-
-        while not stop.is_set():
-            try:
-                event = buttons.events.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            was_open = menu.is_open or menu.step is not None
-            for cmd in menu.handle(event):
-                if cmd.name in ("end_turn", "undo", "new_game"):
-                    commands.put((cmd.name, setup_of_settings(cmd.settings) if cmd.settings else None))
-            if menu.is_open or menu.step is not None:
-                commands.put(("screen", menu.screen()))
-            elif was_open:
-                commands.put(("screen", None))
-
-    threading.Thread(target=listen, name="buttons", daemon=True).start()
+    loop.menu = menu_of(cfg)
     return buttons

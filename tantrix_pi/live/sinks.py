@@ -42,6 +42,9 @@ class Sink:
     def tick(self) -> None:
         """Called once per frame from the main loop (a mono screen turns its page)."""
 
+    def set_voice(self, on: bool) -> None:
+        """Speaking switched on or off from the menu (voice sinks only)."""
+
     def close(self) -> None:
         """Release what the sink holds."""
 
@@ -84,11 +87,19 @@ class JsonLinesSink(Sink):
 
 
 class MemorySink(Sink):
-    """Keeps events and views in lists (tests, benches, the demo)."""
+    """Keeps events, views and menu pages in lists (tests, benches, the demo)."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.views: list[View] = []
+        self.screens: list = []
+        self.voice_on: list[bool] = []
+
+    def screen(self, screen) -> None:
+        self.screens.append(screen)
+
+    def set_voice(self, on: bool) -> None:
+        self.voice_on.append(on)
 
     def announce(self, event: Event) -> None:
         self.events.append(event)
@@ -129,12 +140,16 @@ class Sinks(Sink):
     def screen(self, screen) -> None:
         self._each("screen", screen)
 
+    def set_voice(self, on: bool) -> None:
+        self._each("set_voice", on)
+
     def close(self) -> None:
         for s in self.sinks:
             s.close()
 
 
-SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera")
+SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera",
+          "hint")
 """Event kinds worth saying aloud (placements and scores are on the screen)."""
 
 
@@ -177,14 +192,18 @@ class VoiceSink(Sink):
         self.voice = voice
 
     @classmethod
-    def open(cls, language: str = "en") -> VoiceSink:
+    def open(cls, language: str = "en", enabled: bool = True, words_per_minute: int = 160) -> VoiceSink:
+        """espeak-ng in `language`, speaking from the start or only once the menu switches it on."""
         from tantrix_pi.devices.voice import open_voice
 
-        return cls(open_voice(True, language=language))
+        return cls(open_voice(enabled, language=language, words_per_minute=words_per_minute))
 
     def announce(self, event: Event) -> None:
         if event.kind in SPOKEN:
             self.voice.say(event.text)
+
+    def set_voice(self, on: bool) -> None:
+        self.voice.enabled = on
 
     def close(self) -> None:
         self.voice.close()

@@ -1,0 +1,61 @@
+"""The buttons' menu calibration, run by the live loop on its own camera frames: table clear, table plane
+from the calibration sheet, tile colours; each step saved into the calibration profile at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tantrix_pi.errors import TantrixError
+
+
+class MenuCalibration:
+    """`calibrate(step, frame) -> (ok, note)` for the menu's CALIBRATION_STEPS, saving to `profile_path`.
+
+    `detect` (the live detector) checks that the table is clear in step 0; the sheet is the default
+    ChArUco board of `tantrix-pi calibrate board` unless `spec` says otherwise.
+    """
+
+    def __init__(self, profile_path: str | Path, detect=None, spec=None) -> None:
+        from calibration.charuco import BoardSpec
+
+        self.path = Path(profile_path)
+        self.detect = detect
+        self.spec = spec or BoardSpec()
+
+    def __call__(self, step: int, frame: np.ndarray) -> tuple[bool, str]:
+        """Run one step on one frame; a step that cannot be done says why in one line (ok False)."""
+        try:
+            return (self._clear, self._table, self._colour)[step](frame)
+        except TantrixError as e:
+            return False, str(e)
+
+    def _clear(self, frame: np.ndarray) -> tuple[bool, str]:
+        if self.detect is not None:
+            seen = self.detect(frame)
+            if seen.tiles or seen.unreadable:
+                return False, f"{len(seen.tiles) + len(seen.unreadable)} tiles still on the table"
+        return True, "table clear"
+
+    def _table(self, frame: np.ndarray) -> tuple[bool, str]:
+        from calibration import table
+        from calibration.profile import Profile
+
+        profile = Profile.load_or_new(self.path)
+        plane = table.measure(frame, self.spec, profile.camera)
+        profile.with_section(table=plane).save(self.path)
+        x0, y0, x1, y1 = plane.view_mm
+        return True, f"table seen: {x1 - x0:.0f} x {y1 - y0:.0f} mm"
+
+    def _colour(self, frame: np.ndarray) -> tuple[bool, str]:
+        from calibration import colour
+        from calibration.profile import Profile
+
+        profile = Profile.load_or_new(self.path)
+        model, separation = colour.learn(frame)
+        if separation.margin <= 0:
+            a, b = separation.pair
+            return False, f"{a} and {b} look alike: better light, fewer reflections"
+        profile.with_section(colour=model).save(self.path)
+        return True, "Calibration saved"

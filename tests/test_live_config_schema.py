@@ -1,0 +1,86 @@
+"""The live config's schema against its neighbours: the devices' display options, docs/config.md, and
+the default config that systemd/install.sh writes."""
+
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tantrix_pi.live import config
+from tantrix_pi.live.config import SCHEMA, ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("kind", ["ssd1306", "sh1106", "st7789", "ili9341"])
+def test_every_display_option_of_the_devices_package_is_configurable(kind):
+    from tantrix_pi.devices.display import MODELS, OPTIONS, _check_options
+
+    cfg = config.from_dict({"display": {"kind": kind}})
+    assert cfg.display_options == OPTIONS[MODELS[kind].bus]  # the same keys, the same defaults
+    _check_options(MODELS[kind], cfg.display_options)  # the devices package takes them as they are
+
+
+def test_display_and_voice_settings_reach_the_devices(tmp_path):
+    from tantrix_pi.live.service import device_sinks
+
+    cfg = config.from_dict({"display": {"kind": "png", "dir": str(tmp_path / "d"), "model": "ssd1306",
+                                        "page_seconds": 1.5},
+                            "voice": {"words_per_minute": 200}, "paths": {"state_dir": str(tmp_path)}})
+    display, voice = device_sinks(cfg)
+    assert display.display.size == (128, 64) and display.display.page_seconds == 1.5
+    assert voice.voice.enabled is False  # there, silent until the menu switches it on
+    cfg = config.from_dict({"display": {"kind": "st7789", "rotate": 1, "spi_speed_hz": 8_000_000}})
+    assert cfg.display_options["rotate"] == 1 and cfg.display_options["spi_speed_hz"] == 8_000_000
+
+
+@pytest.mark.parametrize("data, says", [
+    ({"display": {"spi_speed_hz": "fast"}}, "display.spi_speed_hz = 'fast' is wrong"),
+    ({"display": {"gpio_dc": 40}}, "display.gpio_dc = 40 is wrong"),
+    ({"display": {"rotation": 1}}, "unknown key display.rotation (did you mean 'rotate'?)"),
+    ({"display": {"kind": "st7789", "gpio_dc": 17}}, "display.gpio_dc = 17 is wrong: BCM 17 is buttons.next"),
+    ({"buttons": {"back": 17}}, "buttons: two buttons share a pin"),
+    ({"voice": {"words_per_minute": 1000}}, "voice.words_per_minute = 1000 is wrong"),
+    ({"mode": {"hint_s": 0}}, "mode.hint_s = 0 is wrong"),
+])
+def test_a_wrong_device_setting_is_one_line_naming_the_key(data, says):
+    with pytest.raises(ConfigError) as e:
+        config.from_dict(data)
+    assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def default_config_of_install_sh() -> str:
+    script = ROOT / "systemd" / "install.sh"
+    body = re.search(r"^default_config\(\) \{\n.*?^\}\n", script.read_text(), re.S | re.M).group(0)
+    return subprocess.run(["bash", "-c", body + "default_config"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_the_config_install_sh_writes_is_read_by_the_service_and_holds_the_defaults(tmp_path):
+    text = default_config_of_install_sh()
+    f = tmp_path / "config.toml"
+    f.write_text(text)
+    cfg = config.load(f)
+    data = tomllib.loads(text)
+    assert {"camera", "display", "buttons", "voice", "mode"} <= set(data)
+    defaults = config.from_dict({})
+    for section, keys in data.items():
+        for key in keys:
+            assert getattr(cfg, section)[key] == getattr(defaults, section)[key], f"{section}.{key}"
+
+
+def documented_keys() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    section = None
+    for line in (ROOT / "docs" / "config.md").read_text().splitlines():
+        if m := re.match(r"## `\[(\w+)\]`", line):
+            section = out.setdefault(m.group(1), set())
+        elif section is not None and (m := re.match(r"\| `(\w+)` \|", line)):
+            section.add(m.group(1))
+    return out
+
+
+def test_docs_config_md_lists_exactly_the_schemas_keys():
+    assert documented_keys() == {s: set(keys) for s, keys in SCHEMA.items()}
