@@ -1,7 +1,9 @@
-"""Taking calibration views from the camera: picamera2 on the Pi, else the first OpenCV video device."""
+"""Taking calibration views from the camera, through the live referee's frame sources (one camera code path):
+picamera2 on the Pi (same size as the service, exposure and white balance locked), else OpenCV's device 0."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 from collections.abc import Iterator
@@ -11,6 +13,7 @@ import numpy as np
 from calibration.camera import min_corners
 from calibration.charuco import BoardSpec, find
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.live.sources import CameraGone, FrameSource, OpenCVSource, Picamera2Source
 
 TIMEOUT_S = 180.0
 MIN_MOVE = 0.08
@@ -21,36 +24,29 @@ class CameraError(TantrixError):
     """No camera to take views with."""
 
 
-def frames() -> Iterator[np.ndarray]:
-    """BGR frames from the Pi camera (picamera2, imported only now) or else from OpenCV's device 0."""
-    try:
-        from picamera2 import Picamera2
-    except ImportError:
-        Picamera2 = None
-    if Picamera2 is not None:
-        cam = Picamera2()
-        # picamera2's "RGB888" is stored B, G, R per pixel: OpenCV's order as it comes.
-        cam.configure(cam.create_still_configuration(main={"format": "RGB888"}))
-        cam.start()
-        time.sleep(1.0)  # let exposure and white balance settle before the first frame
-        try:
-            while True:
-                yield cam.capture_array()
-        finally:
-            cam.stop()
-    import cv2
+def camera_source() -> FrameSource:
+    """The Pi camera when picamera2 is installed (the service's default size, so the lens model fits the
+    frames the referee sees; AWB and exposure settled, then locked), else OpenCV's video device 0."""
+    if importlib.util.find_spec("picamera2") is not None:
+        return Picamera2Source()
+    return OpenCVSource(0)
 
-    cap = cv2.VideoCapture(0)
-    if not cap.isOpened():
-        raise CameraError("no camera found (neither picamera2 nor a video device): give photos instead of --live")
+
+def frames(source: FrameSource | None = None) -> Iterator[np.ndarray]:
+    """BGR frames from `source` (default: `camera_source()`), opened now and closed when the caller stops."""
+    source = source if source is not None else camera_source()
+    try:
+        source.open()
+    except CameraGone as e:
+        raise CameraError(f"no camera ({e}): give photos instead of --live") from None
     try:
         while True:
-            ok, frame = cap.read()
-            if not ok:
-                raise CameraError("the camera stopped delivering frames")
-            yield frame
+            try:
+                yield source.read()
+            except CameraGone as e:
+                raise CameraError(f"the camera stopped delivering frames: {e}") from None
     finally:
-        cap.release()
+        source.close()
 
 
 def capture(n: int, spec: BoardSpec, source: Iterator[np.ndarray] | None = None) -> list[tuple[str, np.ndarray]]:

@@ -146,3 +146,32 @@ def test_a_blurred_view_is_rejected_with_a_reason(rendered):
     found, rejected, _ = collect(rendered[:1] + [blurred], SPEC)
     assert len(found) == 1 and rejected[0].name == "blurred"
     assert "in focus" in rejected[0].reason or "corners found" in rejected[0].reason
+
+
+def test_live_frames_come_through_the_live_frame_sources(rendered):
+    from calibration.live import CameraError, capture, frames
+    from tantrix_pi.live.sources import CameraGone, FrameSource, sequence_source
+
+    class Lost(FrameSource):
+        def open(self):
+            raise CameraGone("camera 0 cannot be opened")
+
+    with pytest.raises(CameraError, match="no camera .camera 0 cannot be opened.: give photos"):
+        next(frames(Lost()))
+    source = sequence_source([view for _, view in rendered[:3]])
+    taken = capture(3, SPEC, source=frames(source))
+    assert [t[1] is v for t, (_, v) in zip(taken, rendered[:3], strict=True)] == [True] * 3
+
+
+def test_without_picamera2_the_live_camera_is_opencv_device_0(monkeypatch):
+    import importlib.util
+
+    from calibration.live import camera_source
+    from tantrix_pi.live.sources import OpenCVSource, Picamera2Source
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "picamera2" else real(name, *a))
+    source = camera_source()
+    assert isinstance(source, OpenCVSource) and source.device == 0
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "picamera2" else None)
+    assert isinstance(camera_source(), Picamera2Source)
