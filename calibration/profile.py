@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.tomlfile import read_toml, state_directory
 
 FORMAT = "tantrix-pi-calibration/1"
 COLOUR_NAMES = ("R", "Y", "G", "B", "black")
@@ -36,9 +36,9 @@ def now() -> str:
 
 def default_path() -> Path:
     """Where the profile lives: the service's state directory under systemd, else the user config dir."""
-    state = os.environ.get("STATE_DIRECTORY")
-    if state:
-        return Path(state.split(":")[0]) / "profile.toml"
+    state = state_directory()
+    if state is not None:
+        return state / "profile.toml"
     if os.environ.get("INVOCATION_ID"):
         return Path("/var/lib") / APP / "profile.toml"
     config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
@@ -111,16 +111,8 @@ class Profile:
     def load(cls, path: str | os.PathLike | None = None) -> Profile:
         """Read a profile (the default location when path is None); ProfileError names what is wrong."""
         path = Path(path) if path is not None else default_path()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ProfileError(f"no calibration profile at {path}: run `tantrix-pi calibrate camera` first") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise ProfileError(f"cannot read calibration profile {path}: {e}") from None
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ProfileError(f"calibration profile {path} is corrupt ({e}): calibrate again or delete it") from None
+        data = read_toml(path, ProfileError, "calibration profile", missing="run `tantrix-pi calibrate camera` first",
+                         corrupt="calibrate again or delete it")
         return cls.from_dict(data, str(path)).at(path)
 
     @classmethod

@@ -162,7 +162,7 @@ def test_modes_show_their_own_items_and_name_the_puzzle():
     assert menu.settings.puzzle == "discovery:11"
     menu.index = 0
     menu.handle(Event.NEXT)  # -> rainbow
-    assert menu.settings.puzzle == "rainbow:R" and menu.screen().lines[1] == "Rainbow: red backs"
+    assert menu.settings.puzzle == "rainbow:red" and menu.screen().lines[1] == "Rainbow: red backs"
 
 
 def test_holding_menu_starts_a_new_game_from_anywhere():

@@ -206,3 +206,23 @@ def test_the_main_loop_turns_a_mono_screens_pages(tmp_path):
         loop.step()
         pages.add(display.page)
     assert pages == set(range(display.pages))
+
+
+def test_the_menu_starts_from_the_configured_puzzle_so_closing_it_unchanged_keeps_the_game():
+    from tantrix_pi.live.referee import setup_of_settings
+    from tantrix_pi.live.service import menu_of
+
+    for mode in ({"kind": "rainbow", "rainbow": "white"}, {"kind": "discovery", "discovery": 7},
+                 {"kind": "game", "players": ["yellow", "green", "red"]}, {"kind": "gobble"}):
+        cfg = config.from_dict({"mode": mode})
+        assert setup_of_settings(menu_of(cfg).settings) == setup_of(cfg), mode
+
+
+def test_every_puzzle_the_menu_offers_is_one_the_rules_engine_knows():
+    from tantrix_pi.devices.menu import DISCOVERY, MODES, Settings
+    from tantrix_pi.puzzles import puzzle
+    from tantrix_pi.tiles import BACK_COLOURS
+
+    offered = {Settings(mode=m, rainbow=c, discovery=d).puzzle for m in MODES for c in BACK_COLOURS for d in DISCOVERY}
+    names = {puzzle(p).name for p in offered - {None}}
+    assert len(names) == len(DISCOVERY) + len(BACK_COLOURS) + 1  # every Discovery, every Rainbow, Solitaire

@@ -89,13 +89,19 @@ def tantrix_pi(args, notify: str):
                             stderr=subprocess.STDOUT, text=True)
 
 
-def test_run_referees_a_recording_like_a_service(tmp_path):
+def start_run(tmp_path: Path, moves, fps: float):
+    """`tantrix-pi run` on photos of `moves` replayed at `fps`, with a Listener on its notify socket."""
     frames = tmp_path / "frames"
     frames.mkdir()
-    moves = game_moves(5, 2)
     photos(frames, moves)
     listener = Listener(str(tmp_path / "notify"))
-    proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 0))], str(tmp_path / "notify"))
+    proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, fps))], str(tmp_path / "notify"))
+    return frames, listener, proc
+
+
+def test_run_referees_a_recording_like_a_service(tmp_path):
+    moves = game_moves(5, 2)
+    _, listener, proc = start_run(tmp_path, moves, 0)
     out, _ = proc.communicate(timeout=120)
     got = listener.close()
     assert proc.returncode == 0, out
@@ -106,12 +112,8 @@ def test_run_referees_a_recording_like_a_service(tmp_path):
 
 
 def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
-    frames = tmp_path / "frames"
-    frames.mkdir()
     moves = game_moves(5, 5)
-    photos(frames, moves)
-    listener = Listener(str(tmp_path / "notify"))
-    proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 4))], str(tmp_path / "notify"))
+    frames, listener, proc = start_run(tmp_path, moves, 4)
     # 4 frames a second, 28 frames: stop once the camera is up and the first tile is announced, however
     # slow the machine is to start (the signal handler is in place before READY=1)
     assert listener.wait_for("READY=1"), "no READY=1"

@@ -40,11 +40,11 @@ class Settings:
 
     @property
     def puzzle(self) -> str | None:
-        """The puzzle name the rules engine takes ("discovery:10", "rainbow:R", "solitaire"), if any."""
+        """The puzzle name the rules engine takes ("discovery:10", "rainbow:red", "solitaire"), if any."""
         if self.mode == "discovery":
             return f"discovery:{self.discovery}"
         if self.mode == "rainbow":
-            return f"rainbow:{self.rainbow}"
+            return f"rainbow:{COLOUR_NAMES[self.rainbow]}"
         return "solitaire" if self.mode == "solitaire" else None
 
 

@@ -7,13 +7,12 @@ key, which the command line turns into exit 2.
 from __future__ import annotations
 
 import difflib
-import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.tiles import COLOUR_NAMES
+from tantrix_pi.tomlfile import read_toml, state_directory
 
 PLAYER_COLOURS = ("red", "yellow", "green", "blue")
 MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
@@ -202,24 +201,10 @@ def from_dict(data: dict, where: str = "config") -> Config:
 
 
 def load(path: str | Path | None) -> Config:
-    """Read a config file (None: every default, with the state dir from $STATE_DIRECTORY when set)."""
-    if path is None:
-        cfg = from_dict({})
-        if os.environ.get("STATE_DIRECTORY"):
-            cfg.paths["state_dir"] = os.environ["STATE_DIRECTORY"].split(":")[0]
-        return cfg
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read it ({e.__class__.__name__})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    cfg = from_dict(data, str(path))
-    if "state_dir" not in data.get("paths", {}) and os.environ.get("STATE_DIRECTORY"):
-        cfg.paths["state_dir"] = os.environ["STATE_DIRECTORY"].split(":")[0]  # systemd's StateDirectory=
+    """Read a config file (None: every default); the state dir is $STATE_DIRECTORY when the file names none."""
+    data = {} if path is None else read_toml(path, ConfigError, "config file")
+    cfg = from_dict(data, str(path) if path is not None else "config")
+    state = state_directory()
+    if state is not None and "state_dir" not in data.get("paths", {}):
+        cfg.paths["state_dir"] = str(state)  # systemd's StateDirectory=
     return cfg

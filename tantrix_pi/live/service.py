@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from tantrix_pi.errors import TantrixError
-from tantrix_pi.live.config import Config
+from tantrix_pi.live.config import COLOUR_LETTER, Config
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
 from tantrix_pi.live.sources import (
@@ -113,8 +113,8 @@ def menu_of(cfg: Config):
     from tantrix_pi.devices.menu import Menu, Settings
 
     letters = cfg.player_letters
-    rainbow = {"green": "G", "yellow": "Y", "white": "W", "blue": "B", "red": "R"}[cfg.mode["rainbow"]]
-    return Menu(Settings(mode=cfg.mode["kind"], discovery=cfg.mode["discovery"], rainbow=rainbow,
+    return Menu(Settings(mode=cfg.mode["kind"], discovery=cfg.mode["discovery"],
+                         rainbow=COLOUR_LETTER[cfg.mode["rainbow"]],
                          players=len(letters), seats=tuple(letters + [c for c in "RYGB" if c not in letters]),
                          voice=cfg.voice["enabled"]))
 

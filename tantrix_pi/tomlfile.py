@@ -1,0 +1,33 @@
+"""Files the service reads and keeps: a TOML file read with one-line errors, and the state folder
+systemd gives it ($STATE_DIRECTORY). Shared by the live config and the calibration profile."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from tantrix_pi.errors import TantrixError
+
+
+def read_toml(path: str | os.PathLike, error: type[TantrixError], what: str, missing: str = "",
+              corrupt: str = "") -> dict:
+    """The parsed TOML at `path`; `error` with one line naming `what` the file is when it is missing
+    (then `missing` says what to do), unreadable, or not TOML (then `corrupt` says what to do)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}" + (f": {missing}" if missing else "")) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise error(f"{path}: cannot read the {what} ({e.__class__.__name__}: {e})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise error(f"{path}: the {what} is not valid TOML ({e})" + (f": {corrupt}" if corrupt else "")) from None
+
+
+def state_directory() -> Path | None:
+    """The first of systemd's StateDirectory= folders ($STATE_DIRECTORY), None outside such a service."""
+    state = os.environ.get("STATE_DIRECTORY")
+    return Path(state.split(":")[0]) if state else None
