@@ -141,3 +141,21 @@ def test_state_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
     with pytest.raises(Exception) as e:
         Store(blocker / "state" / "state.db")
     assert "cannot make the state folder" in str(e.value) and e.value.exit_code == 2
+
+
+def test_a_sigterm_while_starting_stops_the_loop_once_it_exists(tmp_path):
+    import os
+
+    from tantrix_pi.commands.live import StopRequest
+
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    try:
+        request = StopRequest()
+        os.kill(os.getpid(), signal.SIGTERM)  # systemd stops the service before the camera is even opened
+        loop = LiveLoop(sequence_source(scene_frames(script(game(2), still=4, hand=2))), detect_frame,
+                        Store(tmp_path / "state.db"), Setup(), MemorySink())
+        request.attach(loop)
+        assert loop.run() == 0  # not one frame read
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
+        signal.signal(signal.SIGINT, before[1])
