@@ -26,10 +26,13 @@ class Table(FrameSource):
 
     def __init__(self, board: Board) -> None:
         self.board = board
+        self.hand = False
+        self.frames = 0
 
     def read(self):
         time.sleep(0.005)
-        return frame_of(self.board)
+        self.frames += 1
+        return frame_of(self.board, hand=self.hand, seed=self.frames)
 
 
 class Rig:
@@ -106,6 +109,17 @@ def test_menu_pages_reach_the_screen_and_a_changed_mode_starts_that_game(rig):
     assert len(rig.sink.views) > views  # the game screen is back
 
 
+@pytest.mark.parametrize("rig", [(Board(), {})], indirect=True)
+def test_while_the_menu_is_open_its_page_stays_on_the_screen(rig):
+    rig.press("menu")
+    views = len(rig.sink.views)
+    rig.table.board = ONE_TILE
+    rig.run_until(lambda: "placed" in rig.kinds())  # announced, but the screen keeps the menu
+    assert len(rig.sink.views) == views
+    rig.press("back")
+    assert rig.sink.views[-1].board == ONE_TILE
+
+
 @pytest.mark.parametrize("rig", [(ONE_TILE, {})], indirect=True)
 def test_voice_switched_on_from_the_menu_speaks_without_a_new_game(rig):
     rig.run_until(lambda: "placed" in rig.kinds())
@@ -138,7 +152,12 @@ def test_calibration_from_the_menu_runs_on_the_loops_frames_with_progress(rig):
         rig.press("menu")
     rig.press("next")
     assert rig.sink.screens[-1].title == "Calibration 1/3" and rig.sink.screens[-1].progress == 0
+    rig.table.hand = True  # the hand that presses next is still over the table: wait for it to go
     rig.press("next")
+    for _ in range(5):
+        rig.loop.step()
+    assert calls == []
+    rig.table.hand = False
     rig.run_until(lambda: "Try again: no sheet in view" in rig.sink.screens[-1].lines)
     rig.press("next")
     rig.run_until(lambda: rig.sink.screens[-1].title == "Calibration 2/3")

@@ -22,3 +22,28 @@ def test_the_sheet_step_saves_the_table_plane_or_says_why_not(tmp_path):
     ok, note = calibrate(1, photo()[0])
     assert ok and note.startswith("table seen: ")
     assert Profile.load(path).table is not None
+
+
+def test_the_detector_follows_the_profile_file(tmp_path, monkeypatch):
+    import os
+
+    import numpy as np
+
+    import vision
+    from tantrix_pi.live.service import make_detector
+
+    got = []
+    monkeypatch.setattr(vision, "detect", lambda image, profile=None: got.append(profile))
+    path = tmp_path / "profile.toml"
+    detect = make_detector("", follow=path)
+    image = np.zeros((8, 8, 3), np.uint8)
+    detect(image)
+    assert got == [None]  # no calibration yet: the detector's defaults
+    Profile(path=path).save(path)
+    detect(image)
+    assert isinstance(got[-1], Profile)  # the menu saved a step: used from the next frame
+    first = got[-1]
+    path.write_text("[camera\n")
+    os.utime(path, ns=(1, 1))  # a new time stamp, whatever the clock's resolution
+    detect(image)
+    assert got[-1] is first  # a damaged file: the last good calibration stays

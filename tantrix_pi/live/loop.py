@@ -78,7 +78,8 @@ class LiveLoop:
         self.hint_timeout = 20.0
         self.busy: str | None = None
         """The background job running ("hint" or "calibrate"), at most one at a time."""
-        self.last_frame: np.ndarray | None = None
+        self.calibration_step: int | None = None
+        """A calibration step asked for, waiting for a still frame (the hand that pressed next may be in view)."""
         self.camera_up = False
         self.ready_sent = False
         self.last_frame_at: float | None = None
@@ -187,12 +188,17 @@ class LiveLoop:
     def _calibrate(self, step: int) -> None:
         if self.calibrate is None:
             self.menu.calibration_result(False, "calibration is not installed")
-        elif self.last_frame is None:
-            self.menu.calibration_result(False, "no picture from the camera yet")
         elif self.busy is not None:
             self.menu.calibration_result(False, "busy with a hint: press next again")
         else:
-            frame, calibrate = self.last_frame, self.calibrate
+            self.calibration_step = step  # run on the next still frame
+
+    def _calibration_frame(self, frame: np.ndarray) -> None:
+        """While calibrating no move is judged; a step asked for runs on the first still frame."""
+        self.tracker.motion()  # the table is cleared and a sheet laid on it: not a game move
+        moving = self.gate.moving(frame)
+        if self.calibration_step is not None and not moving and self.busy is None:
+            step, calibrate, self.calibration_step = self.calibration_step, self.calibrate, None
             self._background("calibrate", lambda: calibrate(step, frame))
 
     def _job_done(self, name: str, result) -> None:
@@ -265,11 +271,11 @@ class LiveLoop:
             self.gate.reset()
             self.tracker.motion()
         self.last_frame_at = now
-        self.last_frame = frame
         self.stats.frames += 1
         if self.menu is not None and self.menu.step is not None:
-            self.tracker.motion()  # calibrating: the table is cleared and a sheet laid on it, not a game move
+            self._calibration_frame(frame)
             return True
+        self.calibration_step = None  # cancelled before it ran
         t0 = time.perf_counter()
         moving = self.gate.moving(frame)
         t1 = time.perf_counter()
@@ -342,7 +348,8 @@ class LiveLoop:
     def _say(self, events: list[Event], out: Outcome | None = None) -> None:
         for e in events:
             self.sink.announce(e)
-        if out is not None and events:
+        menu_shown = self.menu is not None and self.menu.screen() is not None
+        if out is not None and events and not menu_shown:  # the menu's page stays until it is closed
             self.sink.show(self.view(events, out))
 
     def view(self, events: list[Event] = (), out: Outcome | None = None) -> View:
