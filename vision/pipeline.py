@@ -48,6 +48,8 @@ def _crop(a: np.ndarray, bbox: tuple[int, int, int, int], pad: int) -> tuple[np.
 
 
 GOOD_FIT = 0.06
+MAX_CLOSING = 31
+"""Widest closing tried (px, working image): wider ones cost too much time for what they rescue."""
 """Lattice cost (share of cells neither clearly full nor clearly empty) below which no other closing is tried."""
 
 
@@ -82,13 +84,13 @@ def find_tiles(image: np.ndarray) -> Found | None:
     """Stage 2: the tiles on a downscaled copy, or on a finer one when the tiles come out small there."""
     found = _find_tiles(image, segment.WORK_SIDE)
     if found is not None and found.tile_px < SMALL_TILE and found.scale < 1.0:
-        finer = _find_tiles(image, 2 * segment.WORK_SIDE)
+        finer = _find_tiles(image, 2 * segment.WORK_SIDE, retry=False)
         if finer is not None:
             return finer
     return found
 
 
-def _find_tiles(image: np.ndarray, side: int) -> Found | None:
+def _find_tiles(image: np.ndarray, side: int, retry: bool = True) -> Found | None:
     """Stage 2: the tiles' mask on a downscaled copy, and the tile size from the period of hexagon edges.
 
     The closing that fills the bands is sized from the bands' width; when the lattice then fits poorly
@@ -102,8 +104,8 @@ def _find_tiles(image: np.ndarray, side: int) -> Found | None:
     band = segment.band_width(dark, region[0])
     k = segment.closing_size(band)
     best = _size_from(dark, k, band)
-    if best is None or best[0] > GOOD_FIT:
-        for other in (max(3, (k // 2) | 1), 2 * k + 1):
+    if retry and (best is None or best[0] > GOOD_FIT):
+        for other in (max(3, (k // 2) | 1), min(2 * k + 1, MAX_CLOSING)):
             trial = _size_from(dark, other, band)
             if trial is not None and (best is None or trial[0] < best[0]):
                 best = trial
@@ -332,6 +334,8 @@ MATCH_RATE = 0.6
 """Share of touching edges whose colours must agree before a board's reading is trusted at all."""
 DOUBT = 0.5
 """Confidence left to tiles whose reading the board's colours contradict."""
+CLEAR = 0.95
+"""A reading at least this confident stands even against its neighbours' colours."""
 NOT_TILES = 0.3
 """A doubted board whose median confidence is below this is not reported as tiles at all."""
 
@@ -341,7 +345,8 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
     is in doubt.
 
     A board is laid colour to colour: when most touching edges disagree the lattice or the colours were
-    misread, so no tile of it is trusted; a tile that disagrees with every neighbour is doubted alone.
+    misread, so no tile of it is trusted; a tile that disagrees with most of its neighbours is doubted alone
+    unless its own colours read cleanly (then it is a real mistake on the table, a violation to report).
     """
     placed = {c.cell: i for i, c in enumerate(cands) if c.group == board_group and readings[i] is not None}
     agree: dict[int, list[bool]] = {i: [] for i in placed.values()}
@@ -356,7 +361,7 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
     matched = sum(sum(v) for v in agree.values()) // 2
     board_doubtful = pairs >= 4 and matched < MATCH_RATE * pairs
     for i, oks in agree.items():
-        if board_doubtful or (len(oks) >= 2 and not any(oks)):
+        if board_doubtful or (oks and 2 * sum(oks) < len(oks) and readings[i].confidence < CLEAR):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
     return board_doubtful
 
