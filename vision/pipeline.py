@@ -359,7 +359,9 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
                 agree[j].append(ok)
     pairs = sum(len(v) for v in agree.values()) // 2
     matched = sum(sum(v) for v in agree.values()) // 2
-    board_doubtful = pairs >= 4 and matched < MATCH_RATE * pairs
+    unsure = sum(readings[i].confidence < CONFIDENT for i in placed.values())
+    # most touching colours disagree, or most tiles unreadable: the lattice itself is likely wrong
+    board_doubtful = (pairs >= 4 and matched < MATCH_RATE * pairs) or (len(placed) >= 4 and 2 * unsure > len(placed))
     for i, oks in agree.items():
         if board_doubtful or (oks and 2 * sum(oks) < len(oks) and readings[i].confidence < CLEAR):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
