@@ -7,7 +7,7 @@ Tiles are found on a downscaled copy; colours are sampled from the full-resoluti
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -38,7 +38,6 @@ class Group:
 
     part: segment.Part
     lattice: lattice.Lattice
-    cells: list = field(default_factory=list)
 
 
 def _crop(a: np.ndarray, bbox: tuple[int, int, int, int], pad: int) -> tuple[np.ndarray, int, int]:
