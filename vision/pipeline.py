@@ -75,7 +75,7 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
     return best
 
 
-SMALL_TILE = 32.0
+SMALL_TILE = 25.0
 """Tiles narrower than this (px, working image) are found again at twice the resolution."""
 
 
