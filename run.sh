@@ -24,9 +24,7 @@ job="${1:-demo}"
 case "$job" in
     demo)
         setup ""
-        mkdir -p demo-out
-        "$VENV/bin/tantrix-pi" board show examples/game.json --png demo-out/board.png
-        "$VENV/bin/tantrix-pi" board check examples/game.json --players 2
+        exec "$VENV/bin/tantrix-pi" demo "$@"
         ;;
     test)
         setup "[dev]"

@@ -5,8 +5,8 @@
 
 A dataset folder is in the layout of dataset/dev (index.json, images/<id>.jpg and <id>.json truth).
 `--synthetic N` renders N photos with vision.synth over a wide range (warm to daylight, dim rooms,
-glare, tilt up to 20 degrees, tiles 40 px and up, every table texture, loose and face-down tiles,
-hands over the board, boards cut by the frame) and scores them the same way. Boards are compared up
+glare, tilt up to 20 degrees, barrel distortion, tiles 40 px and up, every table texture, loose and
+face-down tiles, hands over the board, boards cut by the frame) and scores them the same way. Boards are compared up
 to a move and a turn of the whole grid. OpenCV runs on one thread (cv2.setNumThreads(1)), so the
 times are for one core.
 """
@@ -80,10 +80,11 @@ def synthetic(n: int, seed: int):
             "jpeg_quality": int(rng.integers(60, 96)),
             "loose": spare[:n_loose], "face_down": spare[n_loose:n_loose + n_down],
             "loose_style": "row" if rng.random() < 0.5 else "scattered",
+            "k1": float(rng.uniform(-0.15, 0.0)),  # a Pi camera's barrel distortion, no calibration
         }
-        if rng.random() < 0.15:  # a dim room: the camera's gain cannot make up for it, and the grain shows
-            params["exposure"] = float(rng.uniform(0.25, 0.5))
-            params["noise"] *= 1.5
+        if rng.random() < 0.15:  # a dim room: the camera's gain makes up for most of it, and the grain shows
+            params["exposure"] = float(rng.uniform(0.4, 0.75))
+            params["noise"] *= 2.0
         hard = rng.random()
         if hard < 0.1:
             params["occluder"] = "hand"

@@ -63,10 +63,11 @@ def test_each_direction_shows_the_placements_colour_seen_straight_down(seed):
             assert seen == p.colour(d), f"{p} direction {d}"
 
 
-@pytest.mark.parametrize("seed, yaw, tilt, table", [(11, 0, 0, "cloth"), (5, 37, 20, "wood"),
-                                                    (3, -140, 14, "laminate"), (8, 200, 8, "pattern")])
-def test_truth_edge_samples_show_the_colour_facing_that_direction(seed, yaw, tilt, table):
-    img, truth = render(BOARD, seed=seed, size=SIZE, tile_px=55, yaw_deg=yaw, tilt_deg=tilt, table=table, **CLEAN)
+@pytest.mark.parametrize("seed, yaw, tilt, table, k1", [(11, 0, 0, "cloth", 0.0), (5, 37, 20, "wood", 0.0),
+                                                        (3, -140, 14, "laminate", -0.12), (8, 200, 8, "pattern", 0.05)])
+def test_truth_edge_samples_show_the_colour_facing_that_direction(seed, yaw, tilt, table, k1):
+    img, truth = render(BOARD, seed=seed, size=SIZE, tile_px=55, yaw_deg=yaw, tilt_deg=tilt, table=table, k1=k1,
+                        center=(100, 90), **CLEAN)
     palette = truth["params"]["palette"]
     for t in truth["tiles"]:
         p = BOARD[(t["q"], t["r"])]
@@ -171,3 +172,17 @@ def test_a_players_hand_lies_in_a_row_apart_from_the_board():
 def test_impossible_scenes_are_refused(bad, message):
     with pytest.raises(ValueError, match=message):
         render(BOARD, size=SIZE, **bad)
+
+
+def test_barrel_distortion_pulls_the_corners_of_the_view_in():
+    """k1 < 0 (a Pi camera's lens): a tile near a corner of the view is seen nearer the middle, in the image too."""
+    middle = ((SIZE[0] - 1) / 2, (SIZE[1] - 1) / 2)
+    seen = {}
+    for k1 in (0.0, -0.15):
+        img, truth = render(BOARD, seed=2, size=SIZE, tile_px=45, center=(70, 60), k1=k1, **CLEAN)
+        seen[k1] = {t["tile"]: t["center_px"] for t in truth["tiles"]}
+        palette = truth["params"]["palette"]
+        for t in truth["tiles"]:
+            assert all(hue_class(sample(img, *e["sample_px"]), palette) == e["colour"] for e in t["edges"])
+    corner = max(seen[0.0], key=lambda n: math.dist(seen[0.0][n], middle))
+    assert math.dist(seen[-0.15][corner], middle) < math.dist(seen[0.0][corner], middle) - 3

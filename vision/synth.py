@@ -73,11 +73,60 @@ def kelvin_rgb(kelvin: float) -> np.ndarray:
 
 
 # -- camera ---------------------------------------------------------------------------------------
+def focal_px(width: int, hfov_deg: float = HFOV_DEG) -> float:
+    """Focal length in pixels of the imitated camera for an image `width` pixels wide."""
+    return width / (2.0 * math.tan(math.radians(hfov_deg) / 2.0))
+
+
+class Lens:
+    """Radial distortion of the OpenCV model (k1, k2) about the image centre, focal length `focal_px`."""
+
+    def __init__(self, size: tuple[int, int], k1: float = 0.0, k2: float = 0.0) -> None:
+        self.size, self.k1, self.k2 = size, k1, k2
+        self.f = focal_px(size[0])
+        self.c = np.array([(size[0] - 1) / 2.0, (size[1] - 1) / 2.0])
+
+    def __bool__(self) -> bool:
+        return bool(self.k1 or self.k2)
+
+    def distort(self, pts: np.ndarray) -> np.ndarray:
+        """Where points of the ideal (pinhole) image land in the photo."""
+        if not self:
+            return pts
+        n = (pts - self.c) / self.f
+        r2 = (n * n).sum(axis=-1, keepdims=True)
+        return n * (1 + self.k1 * r2 + self.k2 * r2 * r2) * self.f + self.c
+
+    def apply(self, image: np.ndarray) -> np.ndarray:
+        """The ideal image as this lens shows it."""
+        maps = _lens_maps(self.size, self.k1, self.k2)
+        return cv2.remap(image, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+
+
+@lru_cache(maxsize=2)
+def _lens_maps(size: tuple[int, int], k1: float, k2: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each photo pixel, the ideal-image pixel it shows (cv2.remap maps).
+
+    Solved on every 4th pixel and interpolated: the map is smooth, and it is 16 times faster.
+    """
+    w, h = size
+    f = focal_px(w)
+    k = np.array([[f, 0, (w - 1) / 2.0], [0, f, (h - 1) / 2.0], [0, 0, 1.0]])
+    step = 4
+    ys, xs = np.mgrid[0:h + step:step, 0:w + step:step].astype(np.float32)
+    ideal = cv2.undistortPoints(np.dstack([xs, ys]).reshape(-1, 1, 2), k, np.array([k1, k2, 0.0, 0.0]), P=k)
+    ideal = ideal.reshape(xs.shape[0], xs.shape[1], 2)
+    # sample i of the coarse grid sits at pixel step * i: an affine warp puts it there
+    to_full = np.array([[step, 0, 0], [0, step, 0]], np.float32)
+    full = cv2.warpAffine(ideal, to_full, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.convertMaps(full[..., 0], full[..., 1], cv2.CV_16SC2)
+
+
 def camera_homography(size: tuple[int, int], tilt_deg: float, azimuth_deg: float, hfov_deg: float = HFOV_DEG,
                       center: tuple[float, float] | None = None) -> np.ndarray:
     """Homography from the table plane (pixels at the look-at point, origin there) to the image."""
     w, h = size
-    f = w / (2.0 * math.tan(math.radians(hfov_deg) / 2.0))
+    f = focal_px(w, hfov_deg)
     cx, cy = center if center is not None else ((w - 1) / 2.0, (h - 1) / 2.0)
     axis = np.array([-math.sin(math.radians(azimuth_deg)), math.cos(math.radians(azimuth_deg)), 0.0])
     r_cw, _ = cv2.Rodrigues(axis * math.radians(tilt_deg))  # camera axes in table coordinates
@@ -265,7 +314,7 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
            loose: tuple[int, ...] | list[int] = (), face_down: tuple[int, ...] | list[int] = (),
            loose_style: str = "scattered", occluder: str | tuple[float, float] | None = None,
            center: tuple[float, float] | None = None, focus: tuple[float, float] | None = None,
-           gap: float = 0.03, frame: int = 0) -> tuple[np.ndarray, dict]:
+           gap: float = 0.03, k1: float = 0.0, k2: float = 0.0, frame: int = 0) -> tuple[np.ndarray, dict]:
     """Photograph `board` on a table; returns (image BGR uint8 of `size` (w, h), truth dict).
 
     tile_px: tile size across flats at the image centre. yaw_deg: the board turned clockwise on the
@@ -279,9 +328,12 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     a player's hand). occluder: "hand" (a hand and arm reaching over the board) or the
     (x, y) pixel where the hand reaches. center: the image pixel under the board's focus point;
     focus: grid point (q, r) of the board put there (default: the board's middle); gap: the space
-    between neighbouring tiles as a share of the circumradius. frame: varies only the sensor noise.
+    between neighbouring tiles as a share of the circumradius. k1, k2: radial lens distortion of the
+    OpenCV model about the image centre (focal length `focal_px(width)`; a Pi camera has k1 about
+    -0.1). frame: varies only the sensor noise.
     """
     w, h = size
+    lens = Lens(size, k1, k2)
     on_board = board.tiles
     for n in [*loose, *face_down]:
         if n not in TILES or n in on_board:
@@ -329,25 +381,27 @@ def render(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232),
     radius = s * (1.0 - gap)
     img, tile_mask, shadow = _table_and_tiles(table_rng, kind=table, items=items, radius=radius,
                                               board_to_img=board_to_img, size=size, arc_width=arc_width,
-                                              palette=palette)
+                                              palette=palette, lens=lens)
+    if lens:
+        img, tile_mask = lens.apply(img), lens.apply(tile_mask)
     hand_mask = None
     if occluder is not None:
         reach = tuple(occluder) if not isinstance(occluder, str) else None
         hand_mask = _draw_hand(img, hand_rng, reach, tile_px, size, tile_mask)
         tile_mask = cv2.subtract(tile_mask, hand_mask)  # tiles under the hand neither shine nor shade
-    glare_at = _apply(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
-                                      fy + light_rng.uniform(-1.5, 1.5) * tile_px)])[0]
+    glare_at = lens.distort(_apply(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
+                                                   fy + light_rng.uniform(-1.5, 1.5) * tile_px)]))[0]
     img = _camera(img, light_rng, tile_mask, shadow, hand_mask, glare_at=glare_at, seed=seed, frame=frame,
                   light_k=light_k, awb=awb, exposure=exposure, glare=glare, blur=blur, noise=noise, tile_px=tile_px,
                   jpeg_quality=jpeg_quality)
-    truth = _truth(items, radius, board_to_img, size, hand_mask, img if glare > 0 else None, loose_style)
+    truth = _truth(items, radius, board_to_img, lens, hand_mask, img if glare > 0 else None, loose_style)
     truth.update({
         "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(),
         "params": {"tile_px": tile_px, "yaw_deg": yaw_deg, "tilt_deg": tilt_deg,
                    "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "exposure": exposure,
                    "table": table, "glare": glare, "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality,
                    "loose_style": loose_style, "occluder": occluder, "center": center, "focus": focus, "gap": gap,
-                   "frame": frame, "palette": palette, "arc_width": arc_width},
+                   "k1": k1, "k2": k2, "frame": frame, "palette": palette, "arc_width": arc_width},
         "homography_board_to_px": board_to_img.tolist(),
     })
     return img, truth
@@ -401,7 +455,7 @@ def _place_apart(rng, taken, count, s, board_to_img, size):
     return out
 
 
-def _table_and_tiles(rng, *, kind, items, radius, board_to_img, size, arc_width, palette):
+def _table_and_tiles(rng, *, kind, items, radius, board_to_img, size, arc_width, palette, lens):
     """The table seen through the camera with the tiles on it; the tiles' mask and their shadows (light map scale)."""
     w, h = size
     # the table texture is drawn axis-aligned in millimetres, then turned and seen through the camera
@@ -425,13 +479,14 @@ def _table_and_tiles(rng, *, kind, items, radius, board_to_img, size, arc_width,
     a = rng.uniform(0, 2 * math.pi)
     off = rng.uniform(0.05, 0.12) * radius * np.array([math.cos(a), math.sin(a)])
     for _, _, _, (x, y, ang) in items:
-        poly = _apply(board_to_img @ _affine(ang, x + off[0], y + off[1]), corners((0, 0), radius)) / LIGHT_STEP
+        poly = lens.distort(_apply(board_to_img @ _affine(ang, x + off[0], y + off[1]), corners((0, 0), radius)))
+        poly /= LIGHT_STEP
         cv2.fillPoly(shadow, [np.round(poly * 4).astype(np.int32)], 255, cv2.LINE_AA, 2)
     shadow = cv2.GaussianBlur(shadow, (0, 0), max(0.7, 0.1 * radius / LIGHT_STEP)).astype(np.float32) / 255.0
 
     mask = np.zeros((h, w), np.uint8)
     principal = np.array([(w - 1) / 2.0, (h - 1) / 2.0])
-    lift = THICKNESS_MM * radius * SQRT3 / TILE_MM / (w / (2.0 * math.tan(math.radians(HFOV_DEG / 2))))
+    lift = THICKNESS_MM * radius * SQRT3 / TILE_MM / focal_px(w)
     for number, face_up, _, (x, y, ang) in items:
         # the tile's side: its top face is nearer the camera, so it sits a little further from the image centre
         top = _apply(board_to_img @ _affine(ang, x, y), corners((0, 0), radius * 0.97))
@@ -580,13 +635,13 @@ def _grain_field(w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(field, 0, 255).astype(np.uint8), np.clip(-field, 0, 255).astype(np.uint8)
 
 
-def _truth(items, radius, board_to_img, size, hand_mask, glared, loose_style):
+def _truth(items, radius, board_to_img, lens, hand_mask, glared, loose_style):
     """Per physical tile: where it is in the image, its corners and edge samples, what hides it.
 
     `glared` is the final image when there is glare: a tile whose face (shrunk to 85 %) has a median
     brightness over 140 or more than 30 % clipped is `washed_out`, as in the dataset truth.
     """
-    w, h = size
+    w, h = lens.size
     if not items:
         return {"tiles": [], "tile_size_px": {"across_flats_median": 0.0}}
     # every tile's centre, corners, edge midpoints and edge samples, mapped into the image at once
@@ -594,7 +649,7 @@ def _truth(items, radius, board_to_img, size, hand_mask, glared, loose_style):
                       *((0.8 * x, 0.8 * y) for x, y in (edge_midpoint(d, radius) for d in range(6)))])
     mats = np.array([board_to_img @ _affine(ang, x, y) for _, _, _, (x, y, ang) in items])
     pts = np.einsum("tij,pj->tpi", mats, np.column_stack([local, np.ones(len(local))]))
-    pts = pts[..., :2] / pts[..., 2:3]
+    pts = lens.distort(pts[..., :2] / pts[..., 2:3])
     centres, cs, mids, samples = pts[:, 0], pts[:, 1:7], pts[:, 7:13], pts[:, 13:19]
     flats = np.linalg.norm(mids[:, :3] - mids[:, 3:], axis=2).mean(axis=1)
     inside = ((cs[..., 0] >= 0) & (cs[..., 0] < w) & (cs[..., 1] >= 0) & (cs[..., 1] < h)).sum(axis=1)

@@ -1,0 +1,128 @@
+"""`tantrix-pi run`, `tantrix-pi demo` and `tantrix-pi game export`: the live referee's commands."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+from pathlib import Path
+
+from tantrix_pi.board import Board
+from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
+from tantrix_pi.live import config as config_mod
+from tantrix_pi.live.store import Store, StoreError
+from tantrix_pi.tiles import COLOUR_NAMES
+
+log = logging.getLogger("tantrix_pi.live")
+
+
+def register(cli) -> None:
+    p = cli.command("run", "Watch the table through the camera and referee the game (the service).", cmd_run)
+    p.add_argument("--config", metavar="FILE", help="TOML configuration (default: every default; docs/config.md)")
+    p = cli.command("demo", "Replay the bundled recording of a 2-player game through the live referee.", cmd_demo)
+    p.add_argument("--out", default="demo-out", metavar="DIR", help="where to write frames, GIF, events (demo-out)")
+    game = cli.group("game", "Game records: replay, export.")
+    p = cli.command("export", "Write the current (or last) game's record, as `game replay` reads it.", cmd_export,
+                    parent=game)
+    p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
+    p.add_argument("--config", metavar="FILE", help="the service's configuration (for its state folder)")
+    p.add_argument("--state-dir", metavar="DIR", help="the state folder (overrides the configuration)")
+
+
+def cmd_run(args) -> int:
+    from tantrix_pi.live.loop import LiveLoop
+    from tantrix_pi.live.sdnotify import Notifier
+    from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
+    from tantrix_pi.live.sinks import Sinks
+
+    cfg = config_mod.load(args.config)
+    logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    detect = make_detector(cfg.paths["profile"])
+    store = Store(cfg.state_dir / "state.db")
+    if store.moved_aside:
+        log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
+    sink = Sinks(standard_sinks(cfg))
+    loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
+                    stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
+                    motion=cfg.gate["motion"], notifier=Notifier())
+    loop.stop_on_signals()
+    stop = threading.Event()
+    buttons = start_buttons(cfg, loop.commands, stop)
+    log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
+             cfg.camera["source"])
+    try:
+        loop.run()
+    finally:
+        stop.set()
+        if buttons is not None:
+            buttons.close()
+        sink.close()
+        store.close()
+    log.info("referee stopped after %d frames", loop.stats.frames)
+    return EXIT_OK
+
+
+def cmd_demo(args) -> int:
+    from tantrix_pi.live.demo import run_demo
+    from tantrix_pi.live.tracker import apply, register
+
+    out = Path(args.out)
+    loop, demo, elapsed = run_demo(out)
+    stored = [m.placement for m in loop.store.moves(loop.game)]
+    s = loop.stats
+    print(f"demo: {s.frames} frames in {elapsed:.1f} s ({s.frames / elapsed:.1f} fps): {s.skipped} skipped for "
+          f"motion, {s.detected} detected, {s.commits} boards committed")
+    frames = len(list((out / "display").glob("*.png")))
+    print(f"demo: wrote {out}/display/ ({frames} display frames), {out}/demo.gif, {out}/events.jsonl, "
+          f"{out}/state.db")
+    # the camera has its own grid: compare the stored moves with the record after laying one on the other
+    t = register(Board(demo.moves), stored)
+    seen = [apply(t, p) for p in stored]
+    if seen == demo.moves:
+        print(f"demo: all {len(demo.moves)} placements recognised in order, as recorded")
+        return EXIT_OK
+    wrong = [f"#{i + 1} {p}" for i, (p, q) in enumerate(zip(seen, demo.moves, strict=False)) if p != q]
+    print(f"demo: {len(seen)} placements stored for {len(demo.moves)} recorded; differing: " + ", ".join(wrong[:5]))
+    return EXIT_NO
+
+
+def record_of(store: Store, game: int, setup: dict) -> dict:
+    """The game record of a stored game: players, then every placement and end of turn in order."""
+    players = [COLOUR_NAMES[c] for c in setup.get("players", [])]
+    ends = [e.data for e in store.events(game) if e.kind == "end_turn"]
+    moves = [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == 0]
+    for m in store.moves(game):
+        move = {"player": COLOUR_NAMES[m.player] if m.player else None, **m.placement.to_dict()}
+        if not m.legal:
+            move["legal"] = False
+        moves.append(move)
+        moves += [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == m.seq]
+    return {"format": "tantrix-game/1", "players": players, "mode": setup.get("mode", "game"),
+            "puzzle": setup.get("puzzle"), "moves": moves}
+
+
+def cmd_export(args) -> int:
+    if args.state_dir:
+        state = Path(args.state_dir)
+    else:
+        state = config_mod.load(args.config).state_dir
+    db = state / "state.db"
+    if not db.exists():
+        raise StoreError(f"{db}: no game recorded here (is the state folder right?)")
+    store = Store(db, keep_aside=False)
+    try:
+        game = store.current_game() or store.last_game()
+        if game is None:
+            raise StoreError(f"{db}: no game recorded yet")
+        text = json.dumps(record_of(store, *game), indent=1) + "\n"
+    finally:
+        store.close()
+    if args.out:
+        try:
+            Path(args.out).write_text(text)
+        except OSError as e:
+            raise TantrixError(f"{args.out}: cannot write it ({e.strerror})") from None
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

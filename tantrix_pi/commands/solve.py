@@ -1,0 +1,143 @@
+"""`tantrix-pi puzzle solve` and `puzzle hint`: solve a solo puzzle, or say how a partly built one goes on."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from tantrix_pi.board import Board, BoardError
+from tantrix_pi.commands.board import text_view
+from tantrix_pi.errors import EXIT_NO, EXIT_OK
+from tantrix_pi.grid import DIRECTION_NAMES, neighbours
+from tantrix_pi.puzzles import puzzle
+from tantrix_pi.solver import count, hint, solve
+from tantrix_pi.tiles import COLOUR_NAMES
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+PUZZLE_HELP = ("discovery:N (3..30, optionally discovery:N:COLOUR), "
+               "rainbow:green|yellow|white|blue|red")
+
+
+def register(cli) -> None:
+    group = cli.group("puzzle", "Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire.")
+    p = cli.command("solve", "Solve a puzzle hole-free: one solution as a board file, or count them all.",
+                    solve_command, group)
+    p.add_argument("--puzzle", required=True, metavar="NAME", help=PUZZLE_HELP)
+    p.add_argument("--count", action="store_true",
+                   help="count every solution (up to a move and a turn of the whole board); for small puzzles")
+    p.add_argument("--json", action="store_true", help="print the solution as a tantrix-board/1 file (or JSON count)")
+    p.add_argument("--png", metavar="OUT", help="also draw the solution to this PNG")
+    p.add_argument("--timeout", type=_seconds, metavar="S", default=120.0,
+                   help="give up after S seconds (exit 3; default 120)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomised search order (default 0)")
+    p = cli.command("hint", "Can a partly built puzzle still be completed? One next placement, or what blocks it.",
+                    hint_command, group)
+    p.add_argument("file", help="the tiles placed so far: a tantrix-board/1 file, or a photo of the table "
+                                "(.jpg, .png, ...) read by the detector")
+    p.add_argument("--puzzle", required=True, metavar="NAME", help=PUZZLE_HELP)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--png", metavar="OUT", help="also draw the board with the hinted tile to this PNG")
+    p.add_argument("--timeout", type=_seconds, metavar="S", default=60.0,
+                   help="give up after S seconds (exit 3; default 60)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"needs a number of seconds above 0, not {text!r}")
+    return value
+
+
+def _title(goal) -> str:
+    kind = "loop" if goal.loop else f"line through a pyramid of {goal.rows} rows"
+    return f"{goal.name} ({COLOUR_NAMES[goal.colour]} {kind})"
+
+
+def _draw(board: Board, path: str, mark=None) -> None:
+    from tantrix_pi.render import Highlights, render
+
+    try:
+        render(board, Highlights(last=mark)).save(path)
+    except (OSError, ValueError) as e:
+        raise BoardError(f"{path}: cannot write the picture ({e})") from None
+
+
+def solve_command(args) -> int:
+    goal = puzzle(args.puzzle)
+    started = time.monotonic()
+    if args.count:
+        n = count(goal, args.timeout)
+        print(json.dumps({"puzzle": goal.name, "solutions": n}) if args.json else f"{_title(goal)}: {n} solutions")
+        return EXIT_OK
+    board = solve(goal, args.timeout, args.seed)
+    seconds = time.monotonic() - started
+    if board is None:
+        print(json.dumps({"puzzle": goal.name, "solution": None}) if args.json else f"{_title(goal)}: no solution")
+        return EXIT_NO
+    if args.png:
+        _draw(board, args.png)
+    if args.json:
+        print(json.dumps(board.to_dict(), indent=1))
+    else:
+        print(f"{_title(goal)}: solved in {seconds:.2f} s")
+        print(text_view(board))
+        for p in board:
+            print(f"  {p}")
+    return EXIT_OK
+
+
+def _placed(path: str) -> Board:
+    """The tiles placed so far, from a board file or a photo; a photo with doubtful tiles is refused."""
+    if not path.lower().endswith(PHOTO_SUFFIXES):
+        return Board.load(path)
+    from tantrix_pi.commands.vision import Unsure
+    from vision import detect, photo
+
+    seen = detect(photo.load(path))
+    if not seen.tiles:
+        raise Unsure(f"{path}: no tile found")
+    doubts = [f"tile {t.placement.tile}? at {t.placement.cell} (confidence {t.confidence:.2f})" for t in seen.unsure()]
+    doubts += [f"an unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})" for u in seen.unreadable]
+    if doubts:
+        raise Unsure(f"{path}: not sure enough of the board for a hint: " + "; ".join(doubts))
+    return seen.board
+
+
+def _beside(board: Board, p) -> str:
+    """Where the hinted cell is, seen from a tile already down (coordinates of a photo mean little)."""
+    for d, n in enumerate(neighbours(p.cell)):
+        if n in board:
+            return f", {DIRECTION_NAMES[(d + 3) % 6]} of tile {board[n].tile}"
+    return ""
+
+
+def hint_command(args) -> int:
+    goal = puzzle(args.puzzle)
+    board = _placed(args.file)
+    found = hint(goal, board, args.timeout)
+    if args.png:
+        shown = board.copy()
+        if found.placement is not None:
+            shown.place(found.placement)
+        _draw(shown, args.png, found.placement.cell if found.placement else None)
+    if args.json:
+        print(json.dumps({
+            "puzzle": goal.name,
+            "solvable": found.solvable,
+            "next": found.placement.to_dict() if found.placement else None,
+            "blockers": [p.to_dict() for p in found.blockers],
+            "reason": found.reason,
+        }))
+    elif found.placement is None and found.solvable:
+        print(f"{goal.name}: {found.reason}")
+    elif found.solvable:
+        print(f"{goal.name}: can still be completed ({found.reason})")
+        print(f"next: {found.placement}{_beside(board, found.placement)}")
+    else:
+        print(f"{goal.name}: cannot be completed: {found.reason}")
+    return EXIT_OK if found.solvable else EXIT_NO

@@ -1,0 +1,1 @@
+"""The live referee: frame sources, stability gate, tracker, referee, store and sinks, joined by `loop`."""

@@ -1,0 +1,186 @@
+"""The service's configuration: a TOML file (tomllib) checked against one schema, with defaults.
+
+docs/config.md documents every key. A typo or a wrong value raises ConfigError, one line naming the
+key, which the command line turns into exit 2.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tantrix_pi.errors import TantrixError
+from tantrix_pi.tiles import COLOUR_NAMES
+
+PLAYER_COLOURS = ("red", "yellow", "green", "blue")
+MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
+SOURCES = ("picamera2", "opencv", "folder", "video")
+DISPLAYS = ("none", "png", "ssd1306", "sh1106", "st7789", "ili9341")
+RAINBOWS = ("green", "yellow", "white", "blue", "red")
+COLOUR_LETTER = {name: letter for letter, name in COLOUR_NAMES.items()}
+
+
+class ConfigError(TantrixError):
+    """The configuration file is unreadable or names a key or value that cannot be."""
+
+
+def _int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _num(v):
+    return (isinstance(v, int | float)) and not isinstance(v, bool)
+
+
+def _size(v):
+    return isinstance(v, list) and len(v) == 2 and all(_int(x) and 16 <= x <= 10000 for x in v)
+
+
+# section -> key -> (default, check, what a good value looks like)
+SCHEMA: dict[str, dict[str, tuple]] = {
+    "camera": {
+        "source": ("picamera2", lambda v: v in SOURCES, f"one of {', '.join(SOURCES)}"),
+        "device": (0, lambda v: _int(v) and v >= 0 or isinstance(v, str) and v != "",
+                   "a camera index (0, 1, ...) or a stream URL"),
+        "path": ("", lambda v: isinstance(v, str), "a folder of images or a video file"),
+        "size": (None, _size, "[width, height] in pixels, e.g. [1640, 1232]"),
+        "fps": (0.0, lambda v: _num(v) and 0 <= v <= 240, "frames per second 0..240 (0: as fast as possible)"),
+        "settle_s": (2.0, lambda v: _num(v) and 0 <= v <= 30, "seconds 0..30"),
+    },
+    "gate": {
+        "motion": (0.004, lambda v: _num(v) and 0 < v < 1, "a fraction of the image between 0 and 1"),
+        "stable_frames": (3, lambda v: _int(v) and 1 <= v <= 30, "a whole number 1..30"),
+        "min_confidence": (0.8, lambda v: _num(v) and 0 < v <= 1, "a number in (0, 1]"),
+    },
+    "display": {
+        "kind": ("none", lambda v: v in DISPLAYS, f"one of {', '.join(DISPLAYS)}"),
+        "dir": ("", lambda v: isinstance(v, str), "a folder for the png display"),
+        "i2c_address": (0x3C, lambda v: _int(v) and 0 <= v <= 0x7F, "an I2C address 0..0x7f"),
+        "rotate": (0, lambda v: _int(v) and 0 <= v <= 3, "quarter turns 0..3"),
+        "model": ("st7789", lambda v: v in DISPLAYS[2:], f"one of {', '.join(DISPLAYS[2:])} (the png display's size)"),
+    },
+    "buttons": {
+        "next": (17, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
+        "back": (27, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
+        "menu": (22, lambda v: _int(v) and 0 <= v <= 27, "a BCM pin 0..27"),
+    },
+    "voice": {
+        "enabled": (False, lambda v: isinstance(v, bool), "true or false"),
+        "language": ("en", lambda v: isinstance(v, str) and v != "", "an espeak-ng voice, e.g. en"),
+    },
+    "mode": {
+        "kind": ("game", lambda v: v in MODES, f"one of {', '.join(MODES)}"),
+        "players": (["red", "blue"], lambda v: isinstance(v, list) and 2 <= len(v) <= 4
+                    and all(c in PLAYER_COLOURS for c in v) and len(set(v)) == len(v),
+                    "2 to 4 different colours of red, yellow, green, blue, in seating order"),
+        "discovery": (10, lambda v: _int(v) and 3 <= v <= 30, "a whole number 3..30"),
+        "rainbow": ("green", lambda v: v in RAINBOWS, f"one of {', '.join(RAINBOWS)}"),
+    },
+    "paths": {
+        "state_dir": ("/var/lib/tantrix-pi", lambda v: isinstance(v, str) and v != "", "a folder"),
+        "profile": ("", lambda v: isinstance(v, str), "a calibration profile file, or empty"),
+        "events": ("", lambda v: isinstance(v, str), "a JSON-lines file, or empty for STATE_DIR/events.jsonl"),
+    },
+}
+
+
+@dataclass
+class Config:
+    """Every setting, by section: `cfg.camera["source"]`, `cfg.mode["players"]`, ..."""
+
+    camera: dict = field(default_factory=dict)
+    gate: dict = field(default_factory=dict)
+    display: dict = field(default_factory=dict)
+    buttons: dict = field(default_factory=dict)
+    voice: dict = field(default_factory=dict)
+    mode: dict = field(default_factory=dict)
+    paths: dict = field(default_factory=dict)
+
+    @property
+    def state_dir(self) -> Path:
+        return Path(self.paths["state_dir"])
+
+    @property
+    def events_path(self) -> Path:
+        return Path(self.paths["events"]) if self.paths["events"] else self.state_dir / "events.jsonl"
+
+    @property
+    def player_letters(self) -> list[str]:
+        """The players' colours as tile letters (R, Y, G, B) in seating order."""
+        return [COLOUR_LETTER[c] for c in self.mode["players"]]
+
+    @property
+    def puzzle_spec(self) -> str | None:
+        """The rules engine's puzzle name for a puzzle mode (`discovery:10`), None for the others."""
+        kind = self.mode["kind"]
+        if kind == "discovery":
+            return f"discovery:{self.mode['discovery']}"
+        if kind == "rainbow":
+            return f"rainbow:{self.mode['rainbow']}"
+        if kind == "solitaire":
+            return "solitaire"
+        return None
+
+
+def _suggest(name: str, options) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def from_dict(data: dict, where: str = "config") -> Config:
+    """A Config from parsed TOML; ConfigError names the first unknown key or wrong value."""
+    cfg = Config()
+    for section in data:
+        if section not in SCHEMA:
+            raise ConfigError(f"{where}: unknown section [{section}]{_suggest(section, SCHEMA)}")
+        if not isinstance(data[section], dict):
+            raise ConfigError(f"{where}: '{section}' must be a [{section}] table")
+    for section, keys in SCHEMA.items():
+        given = data.get(section, {})
+        for key in given:
+            if key not in keys:
+                raise ConfigError(f"{where}: unknown key {section}.{key}{_suggest(key, keys)}")
+        values = {}
+        for key, (default, check, want) in keys.items():
+            if key in given:
+                v = given[key]
+                if not check(v):
+                    raise ConfigError(f"{where}: {section}.{key} = {v!r} is wrong: expected {want}")
+                values[key] = v
+            else:
+                values[key] = list(default) if isinstance(default, list) else default
+        setattr(cfg, section, values)
+    if cfg.camera["source"] in ("folder", "video") and not cfg.camera["path"]:
+        raise ConfigError(f"{where}: camera.path is needed when camera.source = '{cfg.camera['source']}'")
+    if cfg.display["kind"] == "png" and not cfg.display["dir"]:
+        raise ConfigError(f"{where}: display.dir is needed when display.kind = 'png'")
+    if cfg.camera["size"] is not None:
+        cfg.camera["size"] = tuple(cfg.camera["size"])
+    return cfg
+
+
+def load(path: str | Path | None) -> Config:
+    """Read a config file (None: every default, with the state dir from $STATE_DIRECTORY when set)."""
+    if path is None:
+        cfg = from_dict({})
+        if os.environ.get("STATE_DIRECTORY"):
+            cfg.paths["state_dir"] = os.environ["STATE_DIRECTORY"].split(":")[0]
+        return cfg
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read it ({e.__class__.__name__})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    cfg = from_dict(data, str(path))
+    if "state_dir" not in data.get("paths", {}) and os.environ.get("STATE_DIRECTORY"):
+        cfg.paths["state_dir"] = os.environ["STATE_DIRECTORY"].split(":")[0]  # systemd's StateDirectory=
+    return cfg

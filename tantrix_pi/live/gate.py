@@ -1,0 +1,51 @@
+"""The cheap motion check that runs on every frame before the detector: a hand over the table is skipped."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+SMALL_WIDTH = 160
+"""Width of the grey thumbnail the check compares (a few thousand pixels: well under a millisecond)."""
+
+DIFF_LEVEL = 18
+"""Grey-level change (0..255) that counts a thumbnail pixel as changed; above sensor noise after the blur."""
+
+
+class MotionGate:
+    """Compares each frame's blurred grey thumbnail with the previous one; `moving(frame)` says if it changed."""
+
+    def __init__(self, motion: float = 0.004, width: int = SMALL_WIDTH, level: int = DIFF_LEVEL) -> None:
+        self.motion, self.width, self.level = motion, width, level
+        self.prev: np.ndarray | None = None
+        self.changed = 0.0
+        """Fraction of the thumbnail that changed at the last frame."""
+
+    def thumbnail(self, frame: np.ndarray) -> np.ndarray:
+        h, w = frame.shape[:2]
+        step = max(1, w // (2 * self.width))
+        frame = frame[::step, ::step]  # a strided view: no copy of the full frame before the area resize
+        small = cv2.resize(frame, (self.width, max(1, round(h * self.width / w))), interpolation=cv2.INTER_AREA)
+        if small.ndim == 3:
+            small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        return cv2.GaussianBlur(small, (5, 5), 0)
+
+    def moving(self, frame: np.ndarray) -> bool:
+        """True when this frame differs from the last one by more than the motion fraction (or comes first)."""
+        small = self.thumbnail(frame)
+        prev, self.prev = self.prev, small
+        if prev is None or prev.shape != small.shape:
+            self.changed = 1.0
+            return True
+        self.changed = float(np.count_nonzero(cv2.absdiff(small, prev) > self.level)) / small.size
+        return self.changed > self.motion
+
+    def changed_from(self, reference: np.ndarray) -> float:
+        """Fraction of the last frame's thumbnail that differs from an earlier thumbnail."""
+        if self.prev is None or reference.shape != self.prev.shape:
+            return 1.0
+        return float(np.count_nonzero(cv2.absdiff(self.prev, reference) > self.level)) / reference.size
+
+    def reset(self) -> None:
+        """Forget the last frame (after a gap in the stream: the next frame counts as motion)."""
+        self.prev = None

@@ -1,0 +1,254 @@
+"""The live loop: frame source -> motion gate -> detector -> tracker -> referee -> store -> sinks.
+
+`run` and `demo` both drive this loop; only the source and the sinks differ.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.referee import Outcome, Referee, Setup
+from tantrix_pi.live.sdnotify import Notifier
+from tantrix_pi.live.sinks import Sink, View
+from tantrix_pi.live.sources import CameraGone, EndOfRecording, FrameSource
+from tantrix_pi.live.store import Event, Store
+from tantrix_pi.live.tracker import Commit, Tracker, Unsure
+from vision.detection import Detection
+
+log = logging.getLogger("tantrix_pi.live")
+
+Detector = Callable[[np.ndarray], Detection]
+
+IMPORTANT = ("game_over", "illegal", "unsure", "solved", "not_solved", "bag_empty", "taken_back", "removed",
+             "placed", "turned", "moved", "forced", "corrected")
+"""Event kinds in the order the screen's message line prefers them."""
+
+
+@dataclass
+class Stats:
+    """Counters and timings of one run (the bench reads them)."""
+
+    frames: int = 0
+    skipped: int = 0
+    detected: int = 0
+    commits: int = 0
+    camera_lost: int = 0
+    detector_errors: int = 0
+    gate_s: list[float] = field(default_factory=list)
+    detect_s: list[float] = field(default_factory=list)
+    frame_index_of_commit: list[int] = field(default_factory=list)
+
+
+class LiveLoop:
+    """One referee session over a frame source; resumes the stored game when its setup is the same."""
+
+    def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
+                 stable_frames: int = 3, min_confidence: float = 0.8, motion: float = 0.004,
+                 notifier: Notifier | None = None, retry_s: float = 1.0, stall_s: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.source, self.detect, self.store, self.sink = source, detect, store, sink
+        self.notifier = notifier or Notifier(address="")
+        self.retry_s, self.stall_s, self.clock, self.sleep = retry_s, stall_s, clock, sleep
+        self.gate = MotionGate(motion)
+        self.stats = Stats()
+        current = store.current_game()
+        if current is not None and Setup.from_dict(current[1]) == setup:
+            self.game, self.resumed = current[0], True
+        else:
+            self.game, self.resumed = store.new_game(setup.to_dict()), False
+        self.stable_frames, self.min_confidence = stable_frames, min_confidence
+        self.commands: queue.Queue[tuple[str, object]] = queue.Queue()
+        """From the buttons' menu, taken between frames: ("end_turn" | "undo", None), ("new_game", Setup or
+        None), ("screen", a devices Screen to show, or None to show the game again)."""
+        self.camera_up = False
+        self.ready_sent = False
+        self.last_frame_at: float | None = None
+        self.stop_requested = False
+        self.tile_px = 0.0
+        self._load_game()
+
+    def _load_game(self) -> None:
+        board = self.store.board(self.game)
+        ends = [e.data["after"] for e in self.store.events(self.game) if e.kind == "end_turn"]
+        self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game), ends)
+        self.tracker = Tracker(board, self.stable_frames, self.min_confidence)
+        self.reference: np.ndarray | None = None
+        """Thumbnail of the table when it last matched the committed board."""
+
+    def _command(self, name: str, setup) -> None:
+        if name == "screen":  # the menu's page (a devices Screen), or None: back to the game
+            if setup is None:
+                self.sink.show(self.view())
+            else:
+                self.sink.screen(setup)
+            return
+        if name == "end_turn":
+            out = self.referee.end_turn()
+        elif name == "undo":
+            out = self.referee.undo()
+        elif name == "new_game":
+            self.game = self.store.new_game((setup or self.referee.setup).to_dict())
+            self._load_game()
+            out = Outcome(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
+        else:
+            log.warning("unknown command %r", name)
+            return
+        stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
+        if stored:
+            self.store.log_events(self.game, stored)
+        self._say(out.events, out)
+
+    # -- camera -----------------------------------------------------------------------------------
+    def _open(self) -> bool:
+        try:
+            self.source.open()
+        except CameraGone as e:
+            self._lost(e)
+            return False
+        if self.stats.camera_lost:
+            self._say([Event("camera", "Camera is back.", {})])
+        self.camera_up = True
+        self.gate.reset()
+        self.tracker.motion()  # anything may have changed while the camera was away
+        if not self.ready_sent:
+            self.ready_sent = True
+            self.notifier.ready(f"camera up; game {self.game}")
+        return True
+
+    def _lost(self, e: Exception) -> None:
+        if self.camera_up or not self.stats.camera_lost:
+            what = "Camera lost" if self.ready_sent else "No camera"
+            self.stats.camera_lost += 1
+            self._say([Event("camera", f"{what}: {e}. Retrying.", {})])
+            self.notifier.status(f"camera lost: {e}")
+        if self.camera_up:
+            try:
+                self.source.close()
+            except Exception:  # the device is already gone; closing it can fail too
+                log.debug("closing a lost camera failed", exc_info=True)
+        self.camera_up = False
+
+    # -- one frame ----------------------------------------------------------------------------------
+    def step(self) -> bool:
+        """Take and judge one frame; False once a replayed recording has ended."""
+        self.notifier.watchdog()
+        self.sink.tick()
+        while not self.commands.empty():
+            self._command(*self.commands.get_nowait())
+        if not self.camera_up and not self._open():
+            self.sleep(self.retry_s)
+            return True
+        try:
+            frame = self.source.read()
+            if frame is None or not getattr(frame, "size", 0):
+                raise CameraGone("the camera returned no image")
+        except CameraGone as e:
+            self._lost(e)
+            self.sleep(self.retry_s)
+            return True
+        except EndOfRecording:
+            return False
+        now = self.clock()
+        if self.last_frame_at is not None and now - self.last_frame_at > self.stall_s:
+            log.warning("no frame for %.1f s: treating the table as changed", now - self.last_frame_at)
+            self.gate.reset()
+            self.tracker.motion()
+        self.last_frame_at = now
+        self.stats.frames += 1
+        t0 = time.perf_counter()
+        moving = self.gate.moving(frame)
+        t1 = time.perf_counter()
+        self.stats.gate_s.append(t1 - t0)
+        if moving:
+            self.stats.skipped += 1
+            self.tracker.motion()
+            return True
+        try:
+            det = self.detect(frame)
+        except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
+            self.stats.detector_errors += 1
+            log.error("the detector failed on a frame (%s: %s); frame skipped", type(e).__name__, e,
+                      exc_info=self.stats.detector_errors == 1)
+            self.tracker.motion()
+            return True
+        self.stats.detect_s.append(time.perf_counter() - t1)
+        self.stats.detected += 1
+        if det.tile_px > 0:
+            self.tile_px = det.tile_px
+        result = self.tracker.observe(det, self._changed_tiles(frame))
+        t = self.tracker
+        if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):
+            self.reference = self.gate.prev  # the table as committed, in today's light
+        if isinstance(result, Commit):
+            out = self.referee.commit(result)
+            self.store.commit(self.game, result.board, out.added, out.removed, out.events)
+            self.stats.commits += 1
+            self.stats.frame_index_of_commit.append(self.stats.frames - 1)
+            self._say(out.events, out)
+        elif isinstance(result, Unsure):
+            out = self.referee.unsure(result)
+            self.store.log_events(self.game, out.events)
+            self._say(out.events, out)
+        return True
+
+    def _changed_tiles(self, frame: np.ndarray) -> float | None:
+        """How many tile areas of the picture differ from the table as last committed (None: unknown)."""
+        if self.reference is None or not self.tile_px:
+            return None
+        h, w = frame.shape[:2]
+        tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
+        return self.gate.changed_from(self.reference) / tile_share
+
+    def run(self) -> int:
+        """Judge frames until a recording ends or `stop()`; returns the number of frames read."""
+        if self.resumed:
+            self._say([Event("resumed", f"Resuming game {self.game}: {len(self.referee.board)} tiles on the table.",
+                             {"game": self.game, "tiles": len(self.referee.board)})])
+        try:
+            while not self.stop_requested and self.step():
+                pass
+        finally:
+            self.notifier.stopping()
+            if self.camera_up:
+                self.source.close()
+                self.camera_up = False
+        return self.stats.frames
+
+    def stop(self) -> None:
+        """Ask the loop to finish after the current frame (SIGTERM handler)."""
+        self.stop_requested = True
+
+    def stop_on_signals(self) -> None:
+        """SIGTERM (systemd's stop) and SIGINT (Ctrl-C) finish the current frame, then stop cleanly."""
+        signal.signal(signal.SIGTERM, lambda *_: self.stop())
+        signal.signal(signal.SIGINT, lambda *_: self.stop())
+
+    # -- announcing -------------------------------------------------------------------------------
+    def _say(self, events: list[Event], out: Outcome | None = None) -> None:
+        for e in events:
+            self.sink.announce(e)
+        if out is not None and events:
+            self.sink.show(self.view(events, out))
+
+    def view(self, events: list[Event] = (), out: Outcome | None = None) -> View:
+        """The screen's state after these events."""
+        ref = self.referee
+        ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
+        forced = next((e.data["spaces"] for e in events if e.kind == "forced"), None)
+        if forced is None:
+            from tantrix_pi import rules
+
+            forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
+                      for f in rules.forced_space_report(ref.board)]
+        scores = ref.scores() if ref.setup.is_game else {}
+        last = out.added[-1].placement if out and out.added else None
+        return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores,
+                    ref.turn, last)

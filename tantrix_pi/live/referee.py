@@ -1,0 +1,326 @@
+"""The referee: what to announce after each committed change, through the rules engine.
+
+It keeps the game as the table shows it (the committed board and the moves in order, with the player who
+made each) and turns tracker changes into events: placements, illegal placements with the rule and
+cells, open forced spaces lettered with the colours they need and the unplayed tiles that fit, bag
+empty, scores, game over and puzzle verdicts. It never judges a tile the tracker is unsure of: those
+only ever reach it as `Unsure`, which it turns into "can't read the tile at ...".
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from tantrix_pi import rules
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.game import Game, IllegalMove, bag_empty_at
+from tantrix_pi.grid import neighbours
+from tantrix_pi.live.store import Event, Move
+from tantrix_pi.live.tracker import Change, Commit, Unsure
+from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES
+
+log = logging.getLogger("tantrix_pi.live")
+
+def colour_name(letter: str | None) -> str:
+    return COLOUR_NAMES.get(letter, "?") if letter else "?"
+
+
+@dataclass
+class Setup:
+    """What is being played: a game for `players` (colour letters in seating order), a puzzle or free play."""
+
+    mode: str = "game"
+    players: list[str] = field(default_factory=lambda: ["R", "B"])
+    puzzle: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"mode": self.mode, "players": self.players, "puzzle": self.puzzle}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Setup:
+        return cls(d.get("mode", "game"), list(d.get("players", ["R", "B"])), d.get("puzzle"))
+
+    @property
+    def is_game(self) -> bool:
+        return self.mode == "game"
+
+    @property
+    def bag_empty_at(self) -> int:
+        """Tiles on the table when the bag runs out (docs/rules.md section 2)."""
+        return bag_empty_at(len(self.players))
+
+
+@dataclass
+class Outcome:
+    """What one commit means: moves to store, moves taken back (by seq), and events to announce."""
+
+    added: list[Move] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+
+
+class Referee:
+    """Judges commits for one game; rebuilt from the stored board and moves after a restart.
+
+    The physical board (`board`) holds every tile on the table, an illegal one included, and is what
+    placements are judged against. In a game, the legal moves are also played on the rules engine's
+    `Game`, which says whose turn it is ("fills, one free move, fills", hands unknown) and the result.
+    """
+
+    def __init__(self, setup: Setup, board: Board | None = None, moves: list[Move] = (),
+                 turn_ends: list[int] = ()) -> None:
+        """`turn_ends`: after which move (seq) a player ended the turn with the button, in order."""
+        self.setup = setup
+        self.board = board.copy() if board is not None else Board()
+        self.moves = list(moves)
+        self.turn_ends = list(turn_ends)
+        self._rebuild_game()
+        self.forced_said = self._forced_key(rules.forced_space_report(self.board))
+        self.bag_was_empty = self.bag_empty
+        self.scores_said = self.scores() if setup.is_game else {}
+        self.over = self._finished()
+
+    # -- state ------------------------------------------------------------------------------------
+    @property
+    def bag_empty(self) -> bool:
+        return self.setup.is_game and len(self.board) >= self.setup.bag_empty_at
+
+    @property
+    def next_seq(self) -> int:
+        return max((m.seq for m in self.moves), default=0) + 1
+
+    def _finished(self) -> bool:
+        return self.setup.is_game and len(self.board) == len(ALL_NUMBERS)
+
+    @staticmethod
+    def _forced_key(report) -> tuple:
+        return tuple((f.cell, f.needs) for f in report)
+
+    # -- judging ----------------------------------------------------------------------------------
+    def unsure(self, u: Unsure) -> Outcome:
+        """Say which tiles cannot be read; nothing is judged until they can."""
+        where = [rules.fmt(c) for c in u.cells] + [f"image position ({x:.0f},{y:.0f})" for x, y in u.where]
+        text = f"Can't read the tile at {', '.join(where)}: waiting for a clear view."
+        return Outcome(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
+                                                      "px": [list(p) for p in u.where]})])
+
+    def commit(self, c: Commit) -> Outcome:
+        """Judge every change of a commit against the board before it, in an order a player could have played."""
+        out = Outcome()
+        before = self.board
+        work = before.copy()
+        placed = [ch.after for ch in c.changes if ch.kind == "placed"]
+        for ch in c.changes:
+            if ch.kind == "removed":
+                self._removed(ch, work, out)
+            elif ch.kind in ("turned", "moved", "corrected"):
+                self._changed(ch, work, out)
+        for p in self._play_order(work, placed):
+            self._placed(p, work, out)
+        assert work == c.board, "the referee's board follows the tracker's"
+        self.board = work
+        self._after(out)
+        return out
+
+    def _play_order(self, board: Board, placed: list[Placement]) -> list[Placement]:
+        """Placements of one commit in an order each touches the board (forced fills first)."""
+        todo, order, cells = list(placed), [], set(board.cells)
+        while todo:
+            forced = set(rules.forced_spaces(Board(q for q in board if q.cell in cells))) if cells else set()
+            touching = [p for p in todo if not cells or any(n in cells for n in neighbours(p.cell))]
+            pool = [p for p in touching if p.cell in forced] or touching or todo
+            p = min(pool, key=lambda p: (p.r, p.q))
+            todo.remove(p)
+            order.append(p)
+            cells.add(p.cell)
+        return order
+
+    @property
+    def turn(self) -> str | None:
+        """The colour of the player to move (None outside a game)."""
+        return self.game.turn if self.game is not None else None
+
+    def _rebuild_game(self) -> None:
+        """The rules engine's game from the legal moves in order (after a restart, a removal or a change)."""
+        self.game = Game(self.setup.players) if self.setup.is_game else None
+        if self.game is None:
+            return
+        ends = list(self.turn_ends)
+        for m in self.moves:
+            if m.legal:
+                try:
+                    self.game.push(m.placement)
+                except IllegalMove:  # legal on the table with an illegal tile beside it: not in the game
+                    log.info("move %d (%s) stays out of the game record", m.seq, m.placement)
+            while ends and ends[0] == m.seq:
+                ends.pop(0)
+                try:
+                    self.game.end_turn()
+                except IllegalMove:
+                    log.info("an end of turn after move %d no longer applies", m.seq)
+
+    # -- the buttons ------------------------------------------------------------------------------
+    def end_turn(self) -> Outcome:
+        """The player to move ends the turn (the next button); refused, with the reason, when they may not."""
+        if self.game is None:
+            return Outcome()
+        player = self.game.turn
+        try:
+            nxt = self.game.end_turn()
+        except IllegalMove as e:
+            reasons = [v.message for v in e.violations]
+            return Outcome(events=[Event("refused", f"{colour_name(player).capitalize()} cannot end the turn yet: "
+                                         f"{'; '.join(reasons)}.", {"player": player, "reasons": reasons})])
+        after = self.moves[-1].seq if self.moves else 0
+        self.turn_ends.append(after)
+        return Outcome(events=[Event("end_turn", f"{colour_name(player).capitalize()} ends the turn: "
+                                     f"{colour_name(nxt)} to play.", {"player": player, "after": after, "next": nxt})])
+
+    def undo(self) -> Outcome:
+        """The back button: the camera decides what lies on the table, so say which tile to take off."""
+        if not self.moves:
+            return Outcome(events=[Event("hint", "Nothing to undo: no tile has been played.", {})])
+        p = self.moves[-1].placement
+        return Outcome(events=[Event("hint", f"To undo, take tile {p.tile} off {rules.fmt(p.cell)}.",
+                                     {"tile": p.tile, "cell": list(p.cell)})])
+
+    def _placed(self, p: Placement, work: Board, out: Outcome) -> None:
+        forced = p.cell in rules.forced_spaces(work)
+        violations = self._violations(work, p)
+        player = None
+        if self.game is not None:
+            player = self.game.turn
+            if not violations:
+                try:
+                    player = self.game.push(p).move.player
+                except IllegalMove as e:
+                    violations = list(e.violations)
+        work.place(p)
+        move = Move(self.next_seq, player, p, not violations)
+        self.moves.append(move)
+        out.added.append(move)
+        who = f"{colour_name(player).capitalize()} plays" if player else "Placed:"
+        where = f"tile {p.tile} at {rules.fmt(p.cell)}" + (" (forced space)" if forced else "")
+        data = {"tile": p.tile, "cell": list(p.cell), "rot": p.rot, "player": player, "forced": forced}
+        if violations:
+            reasons = "; ".join(v.message for v in violations)
+            out.events.append(Event("illegal", f"Illegal: {where}: {reasons}. Take it back.", {
+                **data, "violations": [{"rule": v.rule, "message": v.message, "cells": [list(x) for x in v.cells]}
+                                       for v in violations]}))
+        else:
+            out.events.append(Event("placed", f"{who} {where}.", data))
+
+    def _violations(self, board: Board, p: Placement) -> list:
+        if self.setup.is_game:
+            return rules.why_illegal(board, p, bag_empty=self.bag_empty_with(board))
+        if self.setup.mode == "gobble":  # touch two tiles and match; no restrictions
+            from tantrix_pi.puzzles import gobble_why_illegal
+
+            return [v for v in gobble_why_illegal(board, p) if v.rule not in (rules.CELL_OCCUPIED, rules.TILE_PLACED)]
+        # puzzles and free play: only the golden rule is judged tile by tile
+        return [v for v in rules.why_illegal(board, p, bag_empty=True) if v.rule == rules.GOLDEN_RULE]
+
+    def bag_empty_with(self, board: Board) -> bool:
+        return self.setup.is_game and len(board) >= self.setup.bag_empty_at
+
+    def _removed(self, ch: Change, work: Board, out: Outcome) -> None:
+        p = ch.before
+        work.remove(p.cell)
+        move = next((m for m in reversed(self.moves) if m.placement == p), None)
+        last = bool(self.moves) and move is self.moves[-1]
+        if move is not None:
+            self.moves.remove(move)
+            out.removed.append(move.seq)
+            if move.legal:
+                self._rebuild_game()
+        kind = "taken_back" if last else "removed"
+        text = (f"Tile {p.tile} taken back from {rules.fmt(p.cell)}." if last
+                else f"Tile {p.tile} was removed from {rules.fmt(p.cell)}: it was not the last tile played.")
+        out.events.append(Event(kind, text, {"tile": p.tile, "cell": list(p.cell)}))
+
+    def _changed(self, ch: Change, work: Board, out: Outcome) -> None:
+        a, b = ch.before, ch.after
+        work.remove(a.cell)
+        for i, m in enumerate(self.moves):
+            if m.placement == a:
+                self.moves[i] = Move(m.seq, m.player, b, m.legal)
+                out.removed.append(m.seq)
+                out.added.append(self.moves[i])
+        violations = [] if ch.kind == "corrected" else self._violations(work, b)
+        work.place(b)
+        self._rebuild_game()
+        data = {"tile": b.tile, "cell": list(b.cell), "rot": b.rot, "was": a.to_dict()}
+        if ch.kind == "corrected":
+            out.events.append(Event("corrected", f"Correction: the tile at {rules.fmt(b.cell)} is tile {b.tile}"
+                                    f"{'' if a.tile == b.tile else f', not tile {a.tile}'}.", data))
+            return
+        what = (f"Tile {b.tile} at {rules.fmt(b.cell)} turned" if ch.kind == "turned"
+                else f"Tile {b.tile} moved from {rules.fmt(a.cell)} to {rules.fmt(b.cell)}")
+        if violations:
+            reasons = "; ".join(v.message for v in violations)
+            out.events.append(Event("illegal", f"Illegal: {what}: {reasons}.", {
+                **data, "violations": [{"rule": v.rule, "message": v.message, "cells": [list(x) for x in v.cells]}
+                                       for v in violations]}))
+        else:
+            out.events.append(Event(ch.kind, f"{what}.", data))
+
+    def _after(self, out: Outcome) -> None:
+        """Events about the whole board: forced spaces, bag empty, scores, game over, puzzle verdict."""
+        board = self.board
+        report = rules.forced_space_report(board)
+        key = self._forced_key(report)
+        if key != self.forced_said and report:
+            parts = []
+            for f in report:
+                needs = "/".join(colour_name(c) for c in f.needs if c)
+                fits = ", ".join(map(str, f.fits)) if f.fits else "no unplayed tile"
+                parts.append(f"{f.letter} at {rules.fmt(f.cell)} needs {needs}, fits {fits}")
+            out.events.append(Event("forced", "Forced spaces: " + "; ".join(parts) + ".", {
+                "spaces": [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
+                           for f in report]}))
+        self.forced_said = key
+        if self.setup.is_game:
+            empty = self.bag_empty
+            if empty and not self.bag_was_empty:
+                out.events.append(Event("bag_empty", "The bag is empty: the restrictions no longer apply.",
+                                        {"tiles": len(board)}))
+            self.bag_was_empty = empty
+            scores = self.scores()
+            if scores != self.scores_said:
+                self.scores_said = scores
+                out.events.append(Event("scores", "Scores: " + ", ".join(
+                    f"{colour_name(c)} {s}" for c, s in scores.items()) + ".", {"scores": scores}))
+            if self._finished() and not self.over:
+                self.over = True
+                out.events.append(self._game_over(scores))
+            elif not self._finished():
+                self.over = False
+        elif self.setup.puzzle:
+            out.events.extend(self._puzzle_verdict())
+
+    def scores(self) -> dict[str, int]:
+        """Each player's score now: the longer of their longest line and twice their longest loop."""
+        from tantrix_pi import scoring
+
+        return {c: s.score for c, s in scoring.scores(self.board, self.setup.players).items()}
+
+    def _game_over(self, scores: dict[str, int]) -> Event:
+        best = max(scores.values())
+        winners = [c for c, s in scores.items() if s == best]
+        result = (f"{colour_name(winners[0]).capitalize()} wins" if len(winners) == 1
+                  else "A tie between " + " and ".join(colour_name(w) for w in winners))
+        text = "Game over: " + ", ".join(f"{colour_name(c)} {s}" for c, s in scores.items()) + f". {result}."
+        return Event("game_over", text, {"scores": scores, "winners": winners})
+
+    def _puzzle_verdict(self) -> list[Event]:
+        from tantrix_pi import puzzles
+
+        puzzle = puzzles.puzzle(self.setup.puzzle)
+        if len(self.board) < len(puzzle.tiles):
+            return []
+        verdict = puzzle.check(self.board)
+        if verdict.solved:
+            return [Event("solved", f"Puzzle {self.setup.puzzle} solved!", {"puzzle": self.setup.puzzle})]
+        return [Event("not_solved", f"Puzzle {self.setup.puzzle} not solved: " + "; ".join(verdict.reasons) + ".",
+                      {"puzzle": self.setup.puzzle, "reasons": list(verdict.reasons)})]

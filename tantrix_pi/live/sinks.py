@@ -1,0 +1,190 @@
+"""Where announcements go, behind one interface: console/log, a JSON-lines stream, the display, the voice."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.live.store import Event
+
+log = logging.getLogger("tantrix_pi.live")
+
+
+@dataclass
+class View:
+    """What the referee would show now: last message, forced spaces, scores, whose turn, the board."""
+
+    message: str = ""
+    board: Board = field(default_factory=Board)
+    forced: list[dict] = field(default_factory=list)
+    """{"letter", "cell", "needs"} as in the `forced` event."""
+    scores: dict[str, int] = field(default_factory=dict)
+    turn: str | None = None
+    last: Placement | None = None
+
+
+class Sink:
+    """Receives every event, in order, after it is stored; `show(view)` after each batch."""
+
+    def announce(self, event: Event) -> None:
+        """One event, as soon as it is safe in the store."""
+
+    def show(self, view: View) -> None:
+        """The state after a batch of events (for screens)."""
+
+    def screen(self, screen) -> None:
+        """A page that is not the game (the buttons' menu: a devices `Screen`); screens only."""
+
+    def tick(self) -> None:
+        """Called once per frame from the main loop (a mono screen turns its page)."""
+
+    def close(self) -> None:
+        """Release what the sink holds."""
+
+
+class ConsoleSink(Sink):
+    """Prints each announcement as one line (stdout is the journal under systemd)."""
+
+    def __init__(self, stream=None) -> None:
+        import sys
+
+        self.stream = stream or sys.stdout
+
+    def announce(self, event: Event) -> None:
+        print(event.text, file=self.stream, flush=True)
+
+
+class LogSink(Sink):
+    """Announcements as log records (INFO; illegal and unsure ones as WARNING)."""
+
+    def announce(self, event: Event) -> None:
+        level = logging.WARNING if event.kind in ("illegal", "unsure", "removed", "camera") else logging.INFO
+        log.log(level, "%s: %s", event.kind, event.text)
+
+
+class JsonLinesSink(Sink):
+    """One JSON object per event, appended to a file (flushed each line), for tools and tests."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = self.path.open("a", encoding="utf-8")
+
+    def announce(self, event: Event) -> None:
+        self.file.write(json.dumps({"t": round(time.time(), 3), "kind": event.kind, "text": event.text,
+                                    "data": event.data}) + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class MemorySink(Sink):
+    """Keeps events and views in lists (tests, benches, the demo)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.views: list[View] = []
+
+    def announce(self, event: Event) -> None:
+        self.events.append(event)
+
+    def show(self, view: View) -> None:
+        self.views.append(view)
+
+
+class Sinks(Sink):
+    """Several sinks as one; a sink that fails is reported once and skipped, never stops the referee."""
+
+    def __init__(self, sinks: list[Sink]) -> None:
+        self.sinks = list(sinks)
+        self.failed: set[int] = set()
+
+    def _each(self, method: str, arg) -> None:
+        for s in self.sinks:
+            try:
+                getattr(s, method)(*(() if arg is None else (arg,)))
+            except Exception as e:  # a broken screen or speaker must not lose the game
+                if id(s) not in self.failed:
+                    self.failed.add(id(s))
+                    log.error("%s failed (%s: %s); the referee goes on without it until it recovers",
+                              type(s).__name__, type(e).__name__, e)
+                    log.debug("sink failure", exc_info=True)
+            else:
+                self.failed.discard(id(s))
+
+    def announce(self, event: Event) -> None:
+        self._each("announce", event)
+
+    def show(self, view: View) -> None:
+        self._each("show", view)
+
+    def tick(self) -> None:
+        self._each("tick", None)
+
+    def screen(self, screen) -> None:
+        self._each("screen", screen)
+
+    def close(self) -> None:
+        for s in self.sinks:
+            s.close()
+
+
+SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera")
+"""Event kinds worth saying aloud (placements and scores are on the screen)."""
+
+
+class DisplaySink(Sink):
+    """The devices package's Display (luma screen or PNG frames), fed a Screen after each batch."""
+
+    def __init__(self, display) -> None:
+        self.display = display
+
+    @classmethod
+    def open(cls, kind: str, directory: str = "", options: dict | None = None) -> DisplaySink:
+        """`kind` a model or "png" (frames to `directory`, also the fallback for a screen that is missing)."""
+        from tantrix_pi.devices.display import open_display
+
+        spec = f"png:{directory}" if kind == "png" else kind
+        return cls(open_display(spec, options, fallback_dir=directory or None))
+
+    def tick(self) -> None:
+        self.display.tick()
+
+    def screen(self, screen) -> None:
+        self.display.show(screen)
+
+    def show(self, view: View) -> None:
+        from tantrix_pi.devices.screen import Forced, Screen
+
+        forced = tuple(Forced(f["letter"], tuple(f["cell"]), "".join(c for c in f["needs"] if c))
+                       for f in view.forced)
+        self.display.show(Screen(message=view.message, forced=forced, scores=tuple(view.scores.items()),
+                                 turn=view.turn, board=view.board, last=view.last))
+
+    def close(self) -> None:
+        self.display.close()
+
+
+class VoiceSink(Sink):
+    """The devices package's voice (espeak-ng, never blocking), for the kinds in SPOKEN."""
+
+    def __init__(self, voice) -> None:
+        self.voice = voice
+
+    @classmethod
+    def open(cls, language: str = "en") -> VoiceSink:
+        from tantrix_pi.devices.voice import open_voice
+
+        return cls(open_voice(True, language=language))
+
+    def announce(self, event: Event) -> None:
+        if event.kind in SPOKEN:
+            self.voice.say(event.text)
+
+    def close(self) -> None:
+        self.voice.close()

@@ -1,0 +1,195 @@
+"""The game's memory: every committed board, move and event in SQLite, written before it is announced.
+
+One file in the state directory. Each commit is one transaction (WAL, synchronous=FULL), so a crash,
+kill -9 or power cut leaves either the whole change or none of it, and the service resumes the same
+game. A database file that SQLite cannot read is renamed aside (never overwritten) and reported.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.errors import TantrixError
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY, started REAL NOT NULL, setup TEXT NOT NULL, ended REAL);
+CREATE TABLE IF NOT EXISTS boards (
+    id INTEGER PRIMARY KEY, game INTEGER NOT NULL REFERENCES games(id), board TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS moves (
+    game INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL, player TEXT,
+    tile INTEGER NOT NULL, q INTEGER NOT NULL, r INTEGER NOT NULL, rot INTEGER NOT NULL,
+    legal INTEGER NOT NULL, PRIMARY KEY (game, seq));
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY, game INTEGER NOT NULL REFERENCES games(id), board INTEGER REFERENCES boards(id),
+    kind TEXT NOT NULL, text TEXT NOT NULL, data TEXT NOT NULL, at REAL NOT NULL);
+"""
+
+
+class StoreError(TantrixError):
+    """The state database cannot be used (unreadable, corrupt, from a newer version)."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """One placement of the game in order, with the player who made it and whether it was legal."""
+
+    seq: int
+    player: str | None
+    placement: Placement
+    legal: bool
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the referee announced: a kind (`placed`, `illegal`, ...), its text and its data."""
+
+    kind: str
+    text: str
+    data: dict
+
+
+class Store:
+    """The SQLite state of the current game; `commit` writes a board, move changes and events at once."""
+
+    def __init__(self, path: str | Path, keep_aside: bool = True) -> None:
+        """Open (or create) the database; a corrupt file is renamed aside when `keep_aside`, else StoreError."""
+        self.path = Path(path)
+        self.moved_aside: Path | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"{self.path.parent}: cannot make the state folder ({e.strerror})") from None
+        try:
+            self.db = self._open()
+        except sqlite3.OperationalError as e:  # cannot open or lock the file: not damage, keep it as it is
+            raise StoreError(f"{self.path}: cannot open the state database ({e})") from None
+        except sqlite3.DatabaseError as e:
+            if not keep_aside:
+                raise StoreError(f"{self.path}: the state database is damaged ({e}); "
+                                 "the service moves it aside on its next start") from None
+            self.moved_aside = self._aside()
+            self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
+        try:
+            ok = db.execute("PRAGMA quick_check").fetchone()[0]
+            if ok != "ok":
+                raise sqlite3.DatabaseError(f"integrity check: {ok}")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(SCHEMA)
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) > SCHEMA_VERSION:
+                db.close()
+                raise StoreError(f"{self.path}: written by a newer tantrix-pi (schema {row[0]})")
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _aside(self) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        n = 1
+        while aside.exists():
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
+            n += 1
+        self.path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            side = self.path.with_name(self.path.name + suffix)
+            if side.exists():
+                side.rename(aside.with_name(aside.name + suffix))
+        return aside
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- games ----------------------------------------------------------------------------------
+    def current_game(self) -> tuple[int, dict] | None:
+        """(id, setup) of the game still running, if any."""
+        row = self.db.execute("SELECT id, setup FROM games WHERE ended IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
+
+    def new_game(self, setup: dict) -> int:
+        """End any running game and start a new one with `setup` (mode, players)."""
+        with self._tx():
+            self.db.execute("UPDATE games SET ended=? WHERE ended IS NULL", (time.time(),))
+            cur = self.db.execute("INSERT INTO games (started, setup) VALUES (?, ?)", (time.time(), json.dumps(setup)))
+        return cur.lastrowid
+
+    def end_game(self, game: int) -> None:
+        with self._tx():
+            self.db.execute("UPDATE games SET ended=? WHERE id=?", (time.time(), game))
+
+    def last_game(self) -> tuple[int, dict] | None:
+        """(id, setup) of the most recent game, running or ended."""
+        row = self.db.execute("SELECT id, setup FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
+
+    # -- state ------------------------------------------------------------------------------------
+    def board(self, game: int) -> Board:
+        """The last committed board of a game (empty before the first commit)."""
+        row = self.db.execute("SELECT board FROM boards WHERE game=? ORDER BY id DESC LIMIT 1", (game,)).fetchone()
+        return Board() if row is None else Board.from_json(row[0])
+
+    def moves(self, game: int) -> list[Move]:
+        rows = self.db.execute("SELECT seq, player, tile, q, r, rot, legal FROM moves WHERE game=? ORDER BY seq",
+                               (game,)).fetchall()
+        return [Move(s, pl, Placement(t, q, r, rot), bool(lg)) for s, pl, t, q, r, rot, lg in rows]
+
+    def events(self, game: int) -> list[Event]:
+        rows = self.db.execute("SELECT kind, text, data FROM events WHERE game=? ORDER BY id", (game,)).fetchall()
+        return [Event(k, t, json.loads(d)) for k, t, d in rows]
+
+    def commit(self, game: int, board: Board, added: list[Move] = (), removed: list[int] = (),
+               events: list[Event] = ()) -> None:
+        """Write a committed board, the moves it adds or takes back (by seq) and its events, atomically."""
+        now = time.time()
+        with self._tx():
+            cur = self.db.execute("INSERT INTO boards (game, board, at) VALUES (?, ?, ?)", (game, board.to_json(), now))
+            board_id = cur.lastrowid
+            for seq in removed:
+                self.db.execute("DELETE FROM moves WHERE game=? AND seq=?", (game, seq))
+            for m in added:
+                p = m.placement
+                self.db.execute("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                (game, m.seq, m.player, p.tile, p.q, p.r, p.rot, int(m.legal)))
+            for e in events:
+                self.db.execute("INSERT INTO events (game, board, kind, text, data, at) VALUES (?, ?, ?, ?, ?, ?)",
+                                (game, board_id, e.kind, e.text, json.dumps(e.data), now))
+
+    def log_events(self, game: int, events: list[Event]) -> None:
+        """Store events that come with no new board (a tile that cannot be read)."""
+        now = time.time()
+        with self._tx():
+            for e in events:
+                self.db.execute("INSERT INTO events (game, board, kind, text, data, at) VALUES (?, NULL, ?, ?, ?, ?)",
+                                (game, e.kind, e.text, json.dumps(e.data), now))
+
+    def _tx(self):
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -1,0 +1,255 @@
+"""From still detections to committed boards and the changes between them.
+
+Each still frame's detection is registered onto the last committed board (the whole board may have been
+pushed or turned: that is re-registered, never an event). Readings of every cell are accumulated as
+confidence-weighted votes while the table stays still, so one wrong reading is outvoted, not announced.
+A board is committed when `stable_frames` consecutive detections show the same occupied cells and every
+cell's reading is sure; a cell that stays unsure is reported and the tracker waits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.grid import Cell, cell_at, centre, turn
+from vision.detection import Detection
+
+Transform = tuple[int, int, int]
+"""(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
+
+IDENTITY: Transform = (0, 0, 0)
+
+REMOVAL_EXTRA = 2
+"""Extra agreeing frames needed before tiles that vanished count as removed."""
+
+OCCLUSION_FACTOR, OCCLUSION_MARGIN = 2.0, 3.0
+"""Tiles that vanished count as removed only while the picture changed by at most FACTOR tile areas per
+changed cell plus MARGIN (a hand's shadow, the player's sleeve); more is something lying over the board."""
+
+OCCLUSION_PATIENCE = 30
+"""Still detections the tracker waits for an occluder to go before it believes what it reads anyway (the
+whole board pushed while a tile was added also changes much of the picture)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two committed boards: placed, removed, turned, moved or corrected."""
+
+    kind: str
+    before: Placement | None
+    after: Placement | None
+
+    def __str__(self) -> str:
+        if self.kind == "placed":
+            return f"tile {self.after.tile} placed at {self.after.cell}"
+        if self.kind == "removed":
+            return f"tile {self.before.tile} removed from {self.before.cell}"
+        if self.kind == "moved":
+            return f"tile {self.after.tile} moved from {self.before.cell} to {self.after.cell}"
+        if self.kind == "turned":
+            return f"tile {self.after.tile} at {self.after.cell} turned to {self.after.rot}"
+        return f"the tile at {self.after.cell} is tile {self.after.tile} turn {self.after.rot}, not " \
+               f"tile {self.before.tile} turn {self.before.rot}"
+
+
+@dataclass
+class Commit:
+    """A new committed board and what changed since the last one."""
+
+    board: Board
+    changes: list[Change]
+
+
+@dataclass
+class Unsure:
+    """Cells the detector cannot read with confidence: say so and wait. `where` holds image positions
+    of unreadable things that could not be put on a cell."""
+
+    cells: list[Cell]
+    where: list[tuple[float, float]] = field(default_factory=list)
+
+
+def register(reference: Board, seen: list[Placement]) -> Transform:
+    """The turn and move of the grid that lays `seen` best onto `reference` (same tile, cell and turn)."""
+    if not len(reference) or not seen:
+        return IDENTITY
+    votes: Counter[Transform] = Counter()
+    for s in seen:
+        cell = reference.cell_of(s.tile)
+        if cell is None:
+            continue
+        r = reference[cell]
+        k = (r.rot - s.rot) % 6
+        q, rr = turn(s.cell, k)
+        votes[(k, r.q - q, r.r - rr)] += 1
+    if not votes and len(seen) * len(reference) <= 400:
+        # No tile read the same as before: lay the shapes onto each other instead (occupied cells only).
+        ref_cells = reference.cells
+        for s in seen:
+            for r in reference:
+                for k in range(6):
+                    q, rr = turn(s.cell, k)
+                    t = (k, r.q - q, r.r - rr)
+                    if t not in votes:
+                        votes[t] = sum(_apply_cell(t, x.cell) in ref_cells for x in seen)
+    if not votes:
+        return IDENTITY
+    best = max(votes.values())
+    return IDENTITY if votes.get(IDENTITY) == best else max(votes, key=lambda t: (votes[t], t == IDENTITY))
+
+
+def _apply_cell(t: Transform, cell: Cell) -> Cell:
+    q, r = turn(cell, t[0])
+    return (q + t[1], r + t[2])
+
+
+def apply(t: Transform, p: Placement) -> Placement:
+    """A detected placement in the committed board's coordinates."""
+    return p.transformed(t[0], t[1], t[2])
+
+
+def unreadable_cells(det: Detection, t: Transform) -> tuple[list[Cell], list[tuple[float, float]]]:
+    """Cells (committed coordinates) of things the detector saw but could not read, located through the
+    pixel positions of the tiles it did read; image positions when too few tiles were read to say."""
+    points = [u.center_px for u in det.unreadable]
+    if not points:
+        return [], []
+    if len(det.tiles) < 3:
+        return [], points
+    px = np.array([[*t_.center_px, 1.0] for t_ in det.tiles])
+    grid = np.array([centre(t_.placement.cell) for t_ in det.tiles])
+    affine, *_ = np.linalg.lstsq(px, grid, rcond=None)
+    cells = []
+    for x, y in points:
+        gx, gy = np.array([x, y, 1.0]) @ affine
+        cells.append(_apply_cell(t, cell_at(float(gx), float(gy))))
+    return sorted(set(cells)), []
+
+
+class Tracker:
+    """Turns detections of still frames into commits; `motion()` marks a frame where something moved."""
+
+    def __init__(self, board: Board | None = None, stable_frames: int = 3, min_confidence: float = 0.8) -> None:
+        self.committed = board.copy() if board is not None else Board()
+        self.stable_frames = stable_frames
+        self.min_confidence = min_confidence
+        self.moved_since_commit = False
+        self.transform: Transform = IDENTITY
+        self._reset_window()
+        self.announced_unsure: tuple = ()
+        self.occluded = 0
+
+    def _reset_window(self) -> None:
+        self.votes: dict[Cell, Counter] = defaultdict(Counter)
+        self.counts: dict[Cell, Counter] = defaultdict(Counter)
+        self.seen_frames: Counter[Cell] = Counter()
+        self.streak = 0
+        self.last_cells: frozenset[Cell] | None = None
+
+    def motion(self) -> None:
+        """Something moved over the table: the readings gathered so far no longer describe it."""
+        self.moved_since_commit = True
+        self._reset_window()
+
+    def observe(self, det: Detection, changed_tiles: float | None = None) -> Commit | Unsure | None:
+        """Take one still frame's detection; a Commit when the board is settled and changed, Unsure when
+        it is settled but some tile cannot be read, else None.
+
+        `changed_tiles`: how many tiles' worth of the picture differ from the last committed table (None:
+        unknown). When far more of the picture changed than the changed cells explain, something (a hand,
+        an arm) rests over the board: nothing is committed or reported for up to OCCLUSION_PATIENCE frames.
+        """
+        seen = [t.placement for t in det.tiles]
+        self.transform = register(self.committed, seen)
+        cells = frozenset()
+        for st in det.tiles:
+            p = apply(self.transform, st.placement)
+            cells |= {p.cell}
+            self.votes[p.cell][(p.tile, p.rot)] += st.confidence
+            self.counts[p.cell][(p.tile, p.rot)] += 1
+            self.seen_frames[p.cell] += 1
+        self.streak = self.streak + 1 if cells == self.last_cells else 1
+        self.last_cells = cells
+        if self.streak < self.stable_frames:
+            return None
+        gone = self.committed.cells - cells
+        if gone and self.streak < self.stable_frames + REMOVAL_EXTRA:
+            return None  # tiles gone: a hand resting still could hide them, so wait longer
+        explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
+        if changed_tiles is not None and changed_tiles > explained and self.occluded < OCCLUSION_PATIENCE:
+            self.occluded += 1  # something lies over the board: say nothing, wait
+            return None
+        self.occluded = 0
+        bad_cells, bad_px = unreadable_cells(det, self.transform)
+        board, unsure = self._decide(cells)
+        unsure = sorted(set(unsure) | set(bad_cells))
+        if (unsure or bad_px) and gone:
+            return None  # tiles vanished and others read badly: a hand over the board, not a question to ask
+        if unsure or bad_px:
+            key = (tuple(unsure), tuple(bad_px))
+            if key == self.announced_unsure:
+                return None
+            self.announced_unsure = key
+            return Unsure(unsure, bad_px)
+        self.announced_unsure = ()
+        if board == self.committed:
+            return None
+        changes = self._changes(board)
+        self.committed = board
+        self.moved_since_commit = False
+        return Commit(board.copy(), changes)
+
+    def _decide(self, cells: frozenset[Cell]) -> tuple[Board, list[Cell]]:
+        """The board the votes point to, and the cells whose reading is not sure enough."""
+        unsure = []
+        best: dict[Cell, tuple[int, int]] = {}
+        support: dict[Cell, float] = {}
+        for cell in cells:
+            votes = self.votes[cell]
+            (tile, rot), weight = votes.most_common(1)[0]
+            reads = self.counts[cell][(tile, rot)]
+            share = reads / self.seen_frames[cell]
+            mean = weight / reads
+            if share < 0.5 or mean < self.min_confidence:
+                unsure.append(cell)
+            best[cell] = (tile, rot)
+            support[cell] = weight
+        by_tile: dict[int, list[Cell]] = defaultdict(list)
+        for cell, (tile, _) in best.items():
+            by_tile[tile].append(cell)
+        for tile_cells in by_tile.values():
+            if len(tile_cells) > 1:  # one tile read in two cells: only the better-supported reading can be right
+                tile_cells.sort(key=lambda c: support[c], reverse=True)
+                unsure.extend(tile_cells[1:])
+        board = Board(Placement(t, c[0], c[1], r) for c, (t, r) in best.items() if c not in unsure)
+        return board, unsure
+
+    def _changes(self, board: Board) -> list[Change]:
+        old, new = self.committed, board
+        changes: list[Change] = []
+        gone = {c: old[c] for c in old.cells - new.cells}
+        came = {c: new[c] for c in new.cells - old.cells}
+        for cell in sorted(old.cells & new.cells):
+            a, b = old[cell], new[cell]
+            if a == b:
+                continue
+            if not self.moved_since_commit:
+                changes.append(Change("corrected", a, b))
+            elif a.tile == b.tile:
+                changes.append(Change("turned", a, b))
+            else:
+                gone[cell], came[cell] = a, b
+        came_by_tile = {p.tile: p for p in came.values()}
+        for _cell, a in sorted(gone.items()):
+            b = came_by_tile.pop(a.tile, None)
+            if b is not None:
+                changes.append(Change("moved", a, b))
+            else:
+                changes.append(Change("removed", a, None))
+        for b in sorted(came_by_tile.values(), key=lambda p: (p.r, p.q)):
+            changes.append(Change("placed", None, b))
+        return changes

@@ -1,0 +1,96 @@
+"""Detections built by hand for the live referee's tests (no detector needed)."""
+
+from __future__ import annotations
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.grid import centre
+from vision.detection import Detection, SeenTile, Unread
+
+
+def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float = 0.95,
+         override: dict | None = None, unsure: dict | None = None, unreadable=()) -> Detection:
+    """A detection of `board` as the detector would give it in its own grid (turned k, moved by dq, dr).
+
+    `override` maps a cell of `board` to the (tile, rot) misread there; `unsure` maps a cell to a confidence.
+    """
+    override, unsure = override or {}, unsure or {}
+    tiles = []
+    for p in board:
+        if p.cell in override:
+            p = Placement(override[p.cell][0], p.q, p.r, override[p.cell][1])
+        x, y = centre(p.cell, 50.0)
+        tiles.append(SeenTile(p.transformed(k, dq, dr), (800 + x, 600 + y), unsure.get(p.cell, confidence)))
+    unread = []
+    for cell in unreadable:
+        x, y = centre(cell, 50.0)
+        unread.append(Unread((800 + x, 600 + y), "colours unclear"))
+    return Detection(tiles=tiles, unreadable=unread, tile_px=8.0 if tiles else 0.0)  # frame_of's 8-px squares
+
+
+def B(*ps: tuple[int, int, int, int]) -> Board:
+    """A board from (tile, q, r, rot) tuples."""
+    return Board(Placement(*p) for p in ps)
+
+
+# -- frames that carry their board: a stand-in camera and detector for the loop's tests ---------------
+import json  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+FRAME = (120, 160)
+HEADER = 6
+"""Rows at the top of a fake frame that carry the board's JSON."""
+
+
+def frame_of(board: Board, hand: bool = False, seed: int = 0) -> np.ndarray:
+    """A small BGR frame: tiles drawn as bright squares, the board's JSON in the top rows; a hand is a
+    random blob over the middle (what the motion gate must catch)."""
+    img = np.full((*FRAME, 3), 60, np.uint8)
+    for p in board:
+        x, y = centre(p.cell, 6.0)
+        cx, cy = int(80 + x), int(60 + y)
+        img[max(HEADER, cy - 4):cy + 4, max(0, cx - 4):cx + 4] = (40 * p.rot % 255, 5 * p.tile % 255, 200)
+    shown = [] if hand else list(board)  # under a hand the detector would miss tiles: show it none
+    data = json.dumps([[p.tile, p.q, p.r, p.rot] for p in shown]).encode()
+    row = np.zeros(HEADER * FRAME[1] * 3, np.uint8)
+    row[:2] = divmod(len(data), 256)
+    row[2:2 + len(data)] = np.frombuffer(data, np.uint8)
+    img[:HEADER] = row.reshape(HEADER, FRAME[1], 3)
+    if hand:
+        rng = np.random.default_rng(seed)
+        img[20:110, 30:130] = rng.integers(0, 255, (90, 100, 3), dtype=np.uint8)
+    return img
+
+
+def detect_frame(img: np.ndarray, confidence: float = 0.95) -> Detection:
+    """Read back the board a `frame_of` frame carries (a hand hides it: nothing is read)."""
+    row = img[:HEADER].reshape(-1)
+    n = int(row[0]) * 256 + int(row[1])
+    try:
+        tiles = json.loads(bytes(row[2:2 + n]).decode())
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return Detection()
+    return seen(Board(Placement(*t) for t in tiles), confidence=confidence)
+
+
+def scene_frames(scenes) -> list[np.ndarray]:
+    """Every frame of a recording script, in order."""
+    out = []
+    for i, s in enumerate(scenes):
+        for j in range(s.frames):
+            out.append(frame_of(s.board, s.hand, seed=1000 * i + j))
+    return out
+
+
+def scene_source(scenes, commands_of):
+    """A replay of scenes that presses their buttons into the loop's command queue (`commands_of()`)."""
+    from tantrix_pi.live.sources import ReplaySource
+
+    def frames():
+        for i, s in enumerate(scenes):
+            for j in range(s.frames):
+                yield frame_of(s.board, s.hand, seed=1000 * i + j)
+            if s.press:
+                commands_of().put((s.press, None))
+
+    return ReplaySource(frames)

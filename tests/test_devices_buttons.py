@@ -1,0 +1,225 @@
+"""Buttons driven through gpiozero's MockFactory: press, bounce, hold; the menu model they drive."""
+
+import time
+
+import pytest
+
+from tantrix_pi.devices.buttons import DEFAULT_PINS, Buttons, Event, FakeButtons
+from tantrix_pi.devices.display import Display, MemoryDevice
+from tantrix_pi.devices.menu import Command, Menu, Settings
+from tantrix_pi.devices.screen import DeviceError
+from tantrix_pi.tiles import COLOURS
+
+gpiozero = pytest.importorskip("gpiozero")
+from gpiozero.pins.mock import MockFactory  # noqa: E402
+
+
+@pytest.fixture
+def factory():
+    gpiozero.Device.pin_factory = MockFactory()
+    yield gpiozero.Device.pin_factory
+    gpiozero.Device.pin_factory.reset()
+    gpiozero.Device.pin_factory = None
+
+
+def drain(q) -> list[Event]:
+    out = []
+    while not q.empty():
+        out.append(q.get_nowait())
+    return out
+
+
+def press(pin, down=0.0):
+    pin.drive_low()
+    if down:
+        time.sleep(down)
+    pin.drive_high()
+
+
+def settle():
+    time.sleep(0.05)  # more than the tests' debounce time of 0.02 s
+
+
+def test_next_and_back_queue_one_event_per_press(factory):
+    buttons = Buttons(debounce=0.0)
+    press(factory.pin(DEFAULT_PINS["next"]))
+    press(factory.pin(DEFAULT_PINS["back"]))
+    press(factory.pin(DEFAULT_PINS["next"]))
+    assert drain(buttons.events) == [Event.NEXT, Event.BACK, Event.NEXT]
+    buttons.close()
+
+
+def test_contact_bounce_gives_a_single_press(factory):
+    buttons = Buttons(debounce=0.02)
+    pin = factory.pin(DEFAULT_PINS["next"])
+    for _ in range(4):  # chatter on closing: low/high within a millisecond
+        pin.drive_low()
+        pin.drive_high()
+    pin.drive_low()
+    settle()
+    assert drain(buttons.events) == [Event.NEXT]
+    for _ in range(3):  # chatter on release
+        pin.drive_high()
+        pin.drive_low()
+    pin.drive_high()
+    settle()
+    assert drain(buttons.events) == []
+    pin.drive_low()
+    pin.drive_high()  # a glitch shorter than the debounce time is no press
+    settle()
+    assert drain(buttons.events) == []
+    pin.drive_low()
+    settle()
+    pin.drive_high()
+    settle()
+    assert drain(buttons.events) == [Event.NEXT], "a real second press counts"
+
+
+def test_menu_press_is_menu_and_holding_it_is_new_game(factory):
+    buttons = Buttons(hold_seconds=0.15, debounce=0.02)
+    pin = factory.pin(DEFAULT_PINS["menu"])
+    pin.drive_low()
+    settle()
+    assert drain(buttons.events) == [], "menu waits for release: it could become a hold"
+    pin.drive_high()
+    settle()
+    assert drain(buttons.events) == [Event.MENU]
+    pin.drive_low()
+    time.sleep(0.4)
+    assert drain(buttons.events) == [Event.NEW_GAME], "sent while still held"
+    pin.drive_high()
+    settle()
+    assert drain(buttons.events) == [], "no menu event after a hold"
+
+
+def test_pins_are_configurable_and_checked(factory):
+    buttons = Buttons({"next": 5, "back": 6, "menu": 13}, debounce=0.0)
+    press(factory.pin(6))
+    press(factory.pin(DEFAULT_PINS["back"]))  # the default pin is no longer a button
+    assert drain(buttons.events) == [Event.BACK]
+    buttons.close()
+    again = Buttons({"next": 5, "back": 6, "menu": 13})  # close() released the pins
+    again.close()
+    for pins, words in [({"next": 27}, "share a pin"), ({"next": 40}, "2..27"), ({"ok": 4}, "unknown button"),
+                        ({"menu": True}, "BCM")]:
+        with pytest.raises(DeviceError, match=words):
+            Buttons(pins)
+    with pytest.raises(DeviceError, match="shorter than the hold"):
+        Buttons(hold_seconds=0.1, debounce=0.2)
+
+
+def test_fake_buttons_queue_like_the_real_ones():
+    fake = FakeButtons()
+    fake.press(Event.BACK)
+    assert drain(fake.events) == [Event.BACK]
+
+
+# -- the menu --------------------------------------------------------------------------------------
+def test_closed_menu_maps_buttons_to_turn_undo_and_open():
+    menu = Menu()
+    assert menu.handle(Event.NEXT) == [Command("end_turn")]
+    assert menu.handle(Event.BACK) == [Command("undo")]
+    assert menu.screen() is None
+    assert menu.handle(Event.MENU) == [] and menu.is_open
+    assert menu.screen().lines[0] == "Mode: game" and menu.screen().selected == 0
+
+
+def test_menu_changes_players_and_seats_and_applies_on_close():
+    menu = Menu()
+    menu.handle(Event.MENU)
+    while menu.items()[menu.index] != "players":
+        menu.handle(Event.MENU)
+    menu.handle(Event.NEXT)
+    assert menu.settings.players == 3 and "Seat 3: yellow" in menu.screen().lines
+    menu.handle(Event.MENU)  # seat 1
+    menu.handle(Event.NEXT)  # red -> yellow, which seat 3 had: they swap
+    assert menu.settings.colours == ("Y", "B", "R")
+    commands = menu.handle(Event.BACK)
+    assert commands == [Command("apply", Settings(players=3, seats=("Y", "B", "R", "G")))]
+    assert not menu.is_open
+    menu.handle(Event.MENU)
+    assert menu.handle(Event.BACK) == [], "nothing changed, nothing to apply"
+
+
+def test_seat_colours_stay_a_permutation_whatever_is_pressed():
+    menu = Menu(Settings(players=4))
+    menu.handle(Event.MENU)
+    for i in range(60):
+        menu.handle(Event.MENU if i % 3 else Event.NEXT)
+        if not menu.is_open:
+            menu.handle(Event.MENU)
+        assert sorted(menu.settings.seats) == sorted(COLOURS)
+
+
+def test_modes_show_their_own_items_and_name_the_puzzle():
+    menu = Menu()
+    menu.handle(Event.MENU)
+    menu.handle(Event.NEXT)  # game -> discovery
+    assert menu.settings.puzzle == "discovery:10" and menu.items()[1] == "discovery"
+    assert "players" not in menu.items() and menu.settings.colours == ()
+    menu.handle(Event.MENU)
+    menu.handle(Event.NEXT)
+    assert menu.settings.puzzle == "discovery:11"
+    menu.index = 0
+    menu.handle(Event.NEXT)  # -> rainbow
+    assert menu.settings.puzzle == "rainbow:R" and menu.screen().lines[1] == "Rainbow: red backs"
+
+
+def test_holding_menu_starts_a_new_game_from_anywhere():
+    menu = Menu()
+    assert menu.handle(Event.NEW_GAME) == [Command("new_game", Settings())]
+    menu.handle(Event.MENU)
+    menu.handle(Event.NEXT)
+    commands = menu.handle(Event.NEW_GAME)
+    assert [c.name for c in commands] == ["apply", "new_game"] and not menu.is_open
+
+
+def test_voice_item_toggles():
+    menu = Menu()
+    menu.handle(Event.MENU)
+    menu.index = menu.items().index("voice")
+    menu.handle(Event.NEXT)
+    assert menu.handle(Event.BACK) == [Command("apply", Settings(voice=True))]
+
+
+def test_calibration_steps_wait_for_results_and_show_progress():
+    menu = Menu(calibration_steps=("clear the table", "lay the board"))
+    menu.handle(Event.MENU)
+    menu.index = menu.items().index("calibrate")
+    menu.handle(Event.NEXT)
+    screen = menu.screen()
+    assert screen.title == "Calibration 1/2" and screen.lines[0] == "clear the table" and screen.progress == 0
+    assert menu.handle(Event.NEXT) == [Command("calibrate", step=0)]
+    assert menu.handle(Event.NEXT) == [], "busy: a second press does not start the step twice"
+    menu.calibration_result(False, "table not found")
+    assert menu.screen().lines == ("clear the table", "Try again: table not found")
+    assert menu.handle(Event.NEXT) == [Command("calibrate", step=0)]
+    menu.calibration_result(True)
+    assert menu.screen().title == "Calibration 2/2" and menu.screen().progress == 0.5
+    menu.handle(Event.NEXT)
+    menu.calibration_result(True)
+    assert menu.step is None and menu.is_open and menu.screen().title == "Calibration saved"
+
+
+def test_back_cancels_calibration():
+    menu = Menu()
+    menu.handle(Event.MENU)
+    menu.index = menu.items().index("calibrate")
+    menu.handle(Event.NEXT)
+    assert menu.handle(Event.BACK) == [Command("calibration_cancelled")]
+    assert menu.step is None and menu.screen().title == "Menu"
+
+
+def test_buttons_drive_the_menu_drawn_on_a_mono_display(factory):
+    buttons = Buttons(debounce=0.0)
+    menu = Menu()
+    device = MemoryDevice((128, 64), "1")
+    display = Display(device)
+    press(factory.pin(DEFAULT_PINS["menu"]))
+    press(factory.pin(DEFAULT_PINS["next"]))
+    for event in drain(buttons.events):
+        menu.handle(event)
+        display.show(menu.screen())
+    assert menu.settings.mode == "discovery"
+    assert device.image is not None and device.image.size == (128, 64)
+    assert display.screen.lines[0] == "Mode: discovery"

@@ -1,0 +1,355 @@
+import io
+
+import numpy as np
+import pytest
+from live_fakes import B, detect_frame, frame_of, scene_frames, scene_source
+
+from tantrix_pi.live.loop import LiveLoop
+from tantrix_pi.live.recording import game_moves, script
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.sinks import ConsoleSink, MemorySink, Sinks
+from tantrix_pi.live.sources import CameraGone, FrameSource, sequence_source
+from tantrix_pi.live.store import Store
+
+GAME = game_moves(3)
+
+
+def run_loop(tmp_path, frames, setup=None, **kw):
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect_frame, store, setup or Setup(), sink, **kw)
+    loop.run()
+    return loop, sink, store
+
+
+def kinds(sink):
+    return [e.kind for e in sink.events]
+
+
+def test_replay_announces_each_placement_once_and_the_illegal_one_taken_back(tmp_path):
+    moves = GAME[:8]
+    loop, sink, store = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=5)))
+    placed = [e.data["tile"] for e in sink.events if e.kind == "placed"]
+    assert placed == [p.tile for p in moves]
+    illegal = [e for e in sink.events if e.kind == "illegal"]
+    assert len(illegal) == 1 and illegal[0].data["violations"][0]["rule"] == "golden-rule"
+    # the sequence around the mistake: placed 5th, illegal, taken back, placed 6th
+    seq = [(e.kind, e.data.get("tile")) for e in sink.events if e.kind in ("placed", "illegal", "taken_back")]
+    bad = illegal[0].data["tile"]
+    assert seq[4:8] == [("placed", moves[4].tile), ("illegal", bad), ("taken_back", bad), ("placed", moves[5].tile)]
+    assert [m.placement for m in store.moves(loop.game)] == moves
+    assert store.board(loop.game) == B(*[(p.tile, p.q, p.r, p.rot) for p in moves])
+    assert [e.kind for e in store.events(loop.game)] == kinds(sink)  # everything announced was stored
+    assert "scores" in kinds(sink)
+
+
+def test_a_hand_over_the_board_never_yields_an_event(tmp_path):
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    frames = [frame_of(board)] * 5
+    for k in range(40):  # a hand wanders over the table, never still
+        frames.append(frame_of(board, hand=True, seed=k))
+    frames += [frame_of(board)] * 5
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    LiveLoop(sequence_source(frames[:5]), detect_frame, store, Setup(), sink).run()
+    before = len(sink.events)
+    loop = LiveLoop(sequence_source(frames), detect_frame, store, Setup(), sink)
+    loop.run()
+    assert kinds(sink)[before:] == ["resumed"]
+    assert loop.stats.skipped >= 40
+
+
+def test_a_hand_resting_still_over_the_board_is_not_a_removal(tmp_path):
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    resting = frame_of(board, hand=True, seed=7)  # the same picture frame after frame: the gate sees no motion
+    frames = [frame_of(B())] * 3 + [frame_of(board)] * 5 + [resting] * 20 + [frame_of(board)] * 5
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect_frame, store, Setup("free", []), sink)
+    loop.run()
+    assert [k for k in kinds(sink) if k != "forced"] == ["placed"] * 5
+    assert loop.stats.detected >= 15  # the resting hand was looked at, and seen for what it is
+    assert store.board(loop.game) == board
+
+
+def test_a_real_removal_is_still_seen(tmp_path):
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    less = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:4]])
+    frames = [frame_of(board)] * 5 + [frame_of(board, hand=True, seed=1)] + [frame_of(less)] * 8
+    _, sink, _ = run_loop(tmp_path, frames, Setup("free", []))
+    gone = [e.data["tile"] for e in sink.events if e.kind in ("removed", "taken_back")]
+    assert gone == [GAME[4].tile]
+
+
+class FlakyCamera(FrameSource):
+    """Plays frames, but raises, returns nothing or stalls where told (fault injection)."""
+
+    def __init__(self, frames, faults, clock):
+        self.frames, self.faults, self.clock = frames, faults, clock
+        self.i = 0
+        self.opened = 0
+        self.down_until = -1.0
+
+    def open(self):
+        if self.clock[0] < self.down_until:
+            raise CameraGone("no camera on /dev/video0")
+        self.opened += 1
+
+    def read(self):
+        from tantrix_pi.live.sources import EndOfRecording
+
+        if self.i >= len(self.frames):
+            raise EndOfRecording()
+        fault = self.faults.pop(self.i, None)
+        if fault == "raise":
+            self.down_until = self.clock[0] + 3.0  # unplugged for 3 s
+            raise CameraGone("camera unplugged")
+        if fault == "none":
+            return None
+        if fault == "stall":
+            self.clock[0] += 10.0
+        frame = self.frames[self.i]
+        self.i += 1
+        self.clock[0] += 0.1
+        return frame
+
+
+def test_camera_faults_are_reported_and_recovered_without_losing_a_move(tmp_path):
+    moves = GAME[:6]
+    frames = scene_frames(script(moves, still=6, hand=2))
+    clock = [0.0]
+    cam = FlakyCamera(frames, {7: "raise", 15: "none", 25: "stall", 33: "raise"}, clock)
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+
+    def sleep(s):
+        clock[0] += s
+
+    loop = LiveLoop(cam, detect_frame, store, Setup(), sink, clock=lambda: clock[0], sleep=sleep, retry_s=1.0)
+    loop.run()
+    texts = [e.text for e in sink.events if e.kind == "camera"]
+    assert texts[0] == "Camera lost: camera unplugged. Retrying."
+    assert "Camera is back." in texts
+    assert sum(t.startswith("Camera lost") for t in texts) == 3
+    assert [m.placement for m in store.moves(loop.game)] == moves
+    assert cam.opened == 4  # the first open and three recoveries
+
+
+def test_no_camera_at_start_is_said_once_and_retried(tmp_path):
+    clock = [0.0]
+    cam = FlakyCamera([frame_of(B())] * 2, {}, clock)
+    cam.down_until = 2.5
+    sink = MemorySink()
+    loop = LiveLoop(cam, detect_frame, Store(tmp_path / "s.db"), Setup(), sink, clock=lambda: clock[0],
+                    sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop.run()
+    assert [e.text for e in sink.events] == ["No camera: no camera on /dev/video0. Retrying.", "Camera is back."]
+    assert cam.opened == 1
+
+
+def test_a_detector_crash_on_one_frame_skips_it(tmp_path):
+    moves = GAME[:3]
+    frames = scene_frames(script(moves, still=5, hand=2))
+    calls = [0]
+
+    def flaky(img):
+        calls[0] += 1
+        if calls[0] == 4:
+            raise ValueError("odd frame")
+        return detect_frame(img)
+
+    store = Store(tmp_path / "s.db")
+    loop = LiveLoop(sequence_source(frames), flaky, store, Setup(), MemorySink())
+    loop.run()
+    assert loop.stats.detector_errors == 1
+    assert [m.placement for m in store.moves(loop.game)] == moves
+
+
+def test_camera_back_within_five_seconds(tmp_path):
+    clock = [0.0]
+    frames = [frame_of(B())] * 3
+    cam = FlakyCamera(frames, {1: "raise"}, clock)
+    cam_back_at = []
+    sink = MemorySink()
+
+    class Watch(MemorySink):
+        def announce(self, e):
+            if e.text == "Camera is back.":
+                cam_back_at.append(clock[0])
+
+    loop = LiveLoop(cam, detect_frame, Store(tmp_path / "s.db"), Setup(), Sinks([sink, Watch()]),
+                    clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop.run()
+    assert cam_back_at and cam_back_at[0] - cam.down_until <= 5.0
+
+
+def test_resume_after_restart_announces_nothing_again(tmp_path):
+    moves = GAME[:4]
+    frames = scene_frames(script(moves, still=4, hand=2))
+    _, sink1, _ = run_loop(tmp_path, frames)
+    loop, sink2, store = run_loop(tmp_path, [frames[-1]] * 8)
+    assert kinds(sink2) == ["resumed"]
+    assert [m.placement for m in store.moves(loop.game)] == moves
+
+
+def test_console_sink_prints_lines():
+    out = io.StringIO()
+    from tantrix_pi.live.store import Event
+
+    ConsoleSink(out).announce(Event("placed", "Red plays tile 3 at (0,0).", {}))
+    assert out.getvalue() == "Red plays tile 3 at (0,0).\n"
+
+
+@pytest.mark.parametrize("mode", ["free"])
+def test_free_play_judges_only_the_golden_rule(tmp_path, mode):
+    moves = GAME[:6]
+    loop, sink, _ = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=3)), Setup(mode, []))
+    assert [e.kind for e in sink.events].count("illegal") == 1
+    assert "scores" not in kinds(sink)
+    assert np.all([e.data.get("player") is None for e in sink.events if e.kind == "placed"])
+
+
+def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
+    from tantrix_pi.game import record_from_dict, replay_game
+    from tantrix_pi.live.recording import load_record, placements, turn_ends
+
+    rec = load_record()
+    moves = placements(rec)
+    scenes = script(moves, still=4, hand=2, illegal_at=9, turn_ends=turn_ends(rec))
+    store, sink = Store(tmp_path / "state.db"), MemorySink()
+    loop = None
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]), sink)
+    loop.run()
+    assert [m.placement for m in store.moves(loop.game)] == moves
+    k = kinds(sink)
+    assert k.count("placed") == 56 and k.count("illegal") == 1 and k.count("taken_back") == 1
+    assert k.count("end_turn") == len(turn_ends(rec)) and "refused" not in k
+    assert k.count("bag_empty") == 1 and k[-1] == "game_over"
+    bag = next(e for e in sink.events if e.kind == "bag_empty")
+    assert bag.data["tiles"] == 56 - 12
+    # with the players' end-of-turn presses, every placement is credited as in the record
+    who = [e.data["player"] for e in sink.events if e.kind == "placed"]
+    assert who == [m["player"][0].upper() for m in rec["moves"] if not m.get("end_turn")]
+    engine, _ = replay_game(record_from_dict(rec))
+    over = sink.events[-1]
+    assert over.data["winners"] == engine.winners()
+    assert over.data["scores"] == {p: s.score for p, s in engine.scores().items()}
+
+
+def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
+    from tantrix_pi.board import Board
+    from tantrix_pi.rules import forced_spaces
+
+    # the first fill of the game: whose it is depends on whether the turn was ended before it
+    k = next(i for i, p in enumerate(GAME) if p.cell in forced_spaces(Board(GAME[:i])))
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(scene_frames(script(GAME[:k], still=4, hand=2))), detect_frame, store,
+                    Setup(), sink)
+    loop.commands.put(("end_turn", None))  # before any tile: red has not made a free move
+    loop.run()
+    assert sink.events[0].kind == "refused" and "has not made a free move" in sink.events[0].text
+    mover = [e for e in sink.events if e.kind == "placed"][-1].data["player"]
+    loop.commands.put(("end_turn", None))
+    loop.commands.put(("undo", None))
+    loop.step()  # the recording is over: only the commands run
+    assert [e.kind for e in sink.events[-2:]] == ["end_turn", "hint"]
+    last = GAME[k - 1]
+    assert sink.events[-1].text == f"To undo, take tile {last.tile} off ({last.q},{last.r})."
+    # after a restart the ended turn still counts: the fill is the next player's, not the mover's
+    frames = scene_frames(script(GAME[:k + 1], still=4, hand=2))[-6:]
+    sink2 = MemorySink()
+    loop2 = LiveLoop(sequence_source(frames), detect_frame, store, Setup(), sink2)
+    loop2.run()
+    [fill] = [e for e in sink2.events if e.kind == "placed"]
+    assert fill.data["forced"] and fill.data["player"] == ({"R": "B", "B": "R"}[mover])
+    loop2.commands.put(("new_game", None))
+    loop2.step()
+    assert sink2.events[-1].kind == "new_game" and loop2.game != loop.game
+    assert len(loop2.referee.board) == 0 and store.current_game()[0] == loop2.game
+
+
+def connected_order(board):
+    from tantrix_pi.grid import neighbours
+
+    cells = sorted(board.cells)
+    order, seen = [cells[0]], {cells[0]}
+    while len(order) < len(cells):
+        nxt = min(c for c in cells if c not in seen and any(n in seen for n in neighbours(c)))
+        order.append(nxt)
+        seen.add(nxt)
+    return [board[c] for c in order]
+
+
+def test_discovery_puzzle_solved_or_what_is_wrong(tmp_path):
+    from helpers import path_search
+
+    from tantrix_pi.board import Placement
+    from tantrix_pi.puzzles import puzzle
+
+    p = puzzle("discovery:4")
+    board = path_search(p.tiles, p.colour, loop=p.loop)
+    moves = connected_order(board)
+    setup = Setup("discovery", [], "discovery:4")
+    _, sink, _ = run_loop(tmp_path / "a", scene_frames(script(moves, still=4, hand=2)), setup)
+    assert kinds(sink)[-1] == "solved" and "illegal" not in kinds(sink)
+    last = moves[-1]
+    wrong = moves[:-1] + [Placement(last.tile, last.q, last.r, (last.rot + 1) % 6)]
+    _, sink, _ = run_loop(tmp_path / "b", scene_frames(script(wrong, still=4, hand=2)), setup)
+    assert kinds(sink)[-2:] == ["illegal", "not_solved"]
+    assert any(str(last.q) in r and "edge between" in r for r in sink.events[-1].data["reasons"])
+
+
+def test_an_unsure_tile_is_never_judged(tmp_path):
+    from live_fakes import seen
+
+    from tantrix_pi.board import Board, Placement
+    from tantrix_pi.live.recording import an_illegal_placement
+
+    base = Board(GAME[:4])
+    wrong = an_illegal_placement(base, [p.tile for p in GAME[4:]])
+    bad = base.copy()
+    bad.place(wrong)
+    frames = scene_frames(script(GAME[:4], still=4, hand=2)) + [frame_of(bad, hand=True)] + [frame_of(bad)] * 8
+
+    def detect(img):
+        det = detect_frame(img)
+        return seen(det.board, unsure={wrong.cell: 0.3}) if wrong.cell in det.board else det
+
+    store = Store(tmp_path / "s.db")
+    sink = MemorySink()
+    LiveLoop(sequence_source(frames), detect, store, Setup(), sink).run()
+    assert "illegal" not in kinds(sink)
+    unsure = [e for e in sink.events if e.kind == "unsure"]
+    assert len(unsure) == 1 and unsure[0].text == f"Can't read the tile at ({wrong.q},{wrong.r}): waiting for a " \
+                                                   "clear view."
+    assert Placement(wrong.tile, wrong.q, wrong.r, wrong.rot) not in store.board(1)
+
+
+def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake():
+    from tantrix_pi.game import record_from_dict, replay_game
+    from tantrix_pi.live.demo import Demo
+    from tantrix_pi.live.recording import load_record
+
+    game, _ = replay_game(record_from_dict(load_record()))  # raises on any illegal move
+    assert len(game.board) == 56 and game.winners()
+    demo = Demo.bundled()
+    assert demo.moves == [m.placement for m in game.moves]
+    notes = [s.note for s in demo.scenes]
+    assert sum(s.hand for s in demo.scenes) == 56 + 2  # a hand brings every tile, and the wrong one, and takes it
+    assert any(n.startswith("illegal:") for n in notes) and any(n.endswith("taken back") for n in notes)
+    presses = sum(1 for m in load_record()["moves"] if m.get("end_turn"))
+    assert sum(1 for s in demo.scenes if s.press == "end_turn") == presses == 18
+
+
+def test_gobble_wants_every_new_tile_to_touch_two(tmp_path):
+    from tantrix_pi.board import Board
+    from tantrix_pi.grid import neighbours
+
+    moves = GAME[:6]
+    # the first tile after the second that touches only one tile breaks Gobble's rule
+    k = next(i for i in range(2, 6) if sum(n in Board(GAME[:i]).cells for n in neighbours(GAME[i].cell)) < 2)
+    _, sink, _ = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2)), Setup("gobble", []))
+    bad = [e for e in sink.events if e.kind == "illegal"]
+    assert bad and bad[0].data["tile"] == GAME[k].tile
+    assert bad[0].data["violations"][0]["rule"] == "gobble-touch-two"

@@ -1,0 +1,209 @@
+import sqlite3
+
+import cv2
+import numpy as np
+import pytest
+from live_fakes import B
+
+from tantrix_pi.board import Placement
+from tantrix_pi.live import config
+from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.sources import (
+    CameraGone,
+    EndOfRecording,
+    OpenCVSource,
+    Pacer,
+    Picamera2Source,
+    folder_source,
+    video_source,
+)
+from tantrix_pi.live.store import Event, Move, Store, StoreError
+
+
+def table(shade=120, hand=None):
+    img = np.full((240, 320, 3), shade, np.uint8)
+    cv2.circle(img, (160, 120), 40, (0, 0, 200), -1)
+    if hand is not None:
+        cv2.ellipse(img, hand, (60, 30), 20, 0, 360, (150, 180, 220), -1)
+    return img
+
+
+# -- sources ---------------------------------------------------------------------------------------
+def test_folder_source_replays_images_in_name_order(tmp_path):
+    for i in (2, 0, 1):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), table(shade=10 * i))
+    (tmp_path / "notes.txt").write_text("not a frame")
+    (tmp_path / "f1b.jpg").write_bytes(b"truncated")  # skipped with a warning
+    src = folder_source(tmp_path)
+    src.open()
+    shades = [int(src.read()[0, 0, 0]) for _ in range(3)]
+    assert shades == [0, 10, 20]
+    with pytest.raises(EndOfRecording):
+        src.read()
+
+
+def test_video_source_and_missing_inputs(tmp_path):
+    path = tmp_path / "clip.avi"
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (320, 240))
+    for i in range(4):
+        out.write(table(shade=40 * i))
+    out.release()
+    src = video_source(path)
+    src.open()
+    frames = [src.read() for _ in range(4)]
+    assert [f.shape for f in frames] == [(240, 320, 3)] * 4
+    with pytest.raises(EndOfRecording):
+        src.read()
+    with pytest.raises(CameraGone, match="no such video"):
+        video_source(tmp_path / "nope.mp4")
+    with pytest.raises(CameraGone, match="holds no images"):
+        (tmp_path / "empty").mkdir()
+        folder_source(tmp_path / "empty")
+
+
+def test_opencv_camera_that_is_not_there_is_camera_gone():
+    src = OpenCVSource("/dev/video-that-does-not-exist")
+    with pytest.raises(CameraGone):
+        src.open()
+
+
+def test_picamera2_missing_is_a_clear_camera_error(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails as on a machine without it
+    with pytest.raises(CameraGone, match="python3-picamera2"):
+        Picamera2Source(settle_s=0).open()
+
+
+def test_picamera2_settles_then_locks_exposure_and_white_balance(monkeypatch):
+    import sys
+    import types
+    calls = {}
+
+    class FakeCam:
+        camera_properties = {"Model": "imx477"}
+
+        def __init__(self, num):
+            pass
+
+        def create_video_configuration(self, main):
+            calls["main"] = main
+            return main
+
+        def configure(self, c):
+            pass
+
+        def start(self):
+            pass
+
+        def capture_metadata(self):
+            return {"ExposureTime": 12000, "AnalogueGain": 2.5, "ColourGains": (1.9, 1.4), "Lux": 300}
+
+        def set_controls(self, c):
+            calls["controls"] = c
+
+        def capture_array(self, name):
+            return np.zeros((1520, 2028, 3), np.uint8)
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakeCam))
+    src = Picamera2Source(settle_s=0)
+    src.open()
+    assert calls["main"] == {"size": (2028, 1520), "format": "RGB888"}
+    assert calls["controls"] == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12000,
+                                 "AnalogueGain": 2.5, "ColourGains": (1.9, 1.4)}
+    assert src.read().shape == (1520, 2028, 3)
+
+
+def test_pacer_spaces_frames_at_the_rate():
+    now = [0.0]
+    slept = []
+    p = Pacer(10, clock=lambda: now[0], sleep=lambda s: (slept.append(round(s, 3)), now.__setitem__(0, now[0] + s)))
+    for _ in range(3):
+        p.wait()
+        now[0] += 0.02  # 20 ms of work per frame
+    assert slept == [0.08, 0.08]
+
+
+# -- motion gate -----------------------------------------------------------------------------------
+def test_motion_gate_skips_a_hand_and_passes_still_frames():
+    g = MotionGate()
+    rng = np.random.default_rng(1)
+
+    def noisy(img):
+        return np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+    assert g.moving(noisy(table()))  # the first frame has nothing to compare with
+    assert not g.moving(noisy(table()))
+    assert g.moving(noisy(table(hand=(60, 200))))
+    assert g.moving(noisy(table(hand=(120, 160))))
+    assert g.moving(noisy(table()))
+    assert not g.moving(noisy(table()))
+
+
+# -- config ----------------------------------------------------------------------------------------
+def test_config_defaults_and_values(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text('[camera]\nsource = "folder"\npath = "frames"\nfps = 5\n'
+                 '[mode]\nkind = "discovery"\ndiscovery = 12\nplayers = ["green", "red", "blue"]\n')
+    cfg = config.load(f)
+    assert cfg.camera["source"] == "folder" and cfg.camera["fps"] == 5
+    assert cfg.gate["stable_frames"] == 3
+    assert cfg.puzzle_spec == "discovery:12"
+    assert cfg.player_letters == ["G", "R", "B"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[camera]\nsourse = "opencv"\n', "unknown key camera.sourse (did you mean 'source'?)"),
+    ('[camra]\n', "unknown section [camra] (did you mean 'camera'?)"),
+    ('[mode]\nplayers = ["red"]\n', "mode.players = ['red'] is wrong"),
+    ('[mode]\ndiscovery = 31\n', "mode.discovery = 31 is wrong: expected a whole number 3..30"),
+    ('[gate]\nstable_frames = true\n', "gate.stable_frames = True is wrong"),
+    ('[camera]\nsource = "video"\n', "camera.path is needed"),
+    ('[camera\n', "not valid TOML"),
+])
+def test_config_mistakes_name_the_key(tmp_path, text, message):
+    f = tmp_path / "c.toml"
+    f.write_text(text)
+    with pytest.raises(config.ConfigError) as e:
+        config.load(f)
+    assert message in str(e.value)
+    assert "\n" not in str(e.value)
+    assert e.value.exit_code == 2
+
+
+# -- store -----------------------------------------------------------------------------------------
+def test_store_keeps_the_game_across_reopen(tmp_path):
+    s = Store(tmp_path / "state.db")
+    g = s.new_game({"mode": "game", "players": ["R", "B"]})
+    b1 = B((1, 0, 0, 0))
+    s.commit(g, b1, [Move(1, "R", Placement(1, 0, 0, 0), True)], [], [Event("placed", "red placed tile 1", {})])
+    b2 = B((1, 0, 0, 0), (5, 1, 0, 2))
+    s.commit(g, b2, [Move(2, "B", Placement(5, 1, 0, 2), False)], [], [Event("illegal", "no", {"rule": "match"})])
+    s.commit(g, b1, [], [2], [Event("taken_back", "tile 5 taken back", {})])
+    s.close()
+    s = Store(tmp_path / "state.db")
+    assert s.current_game() == (g, {"mode": "game", "players": ["R", "B"]})
+    assert s.board(g) == b1
+    assert [m.placement.tile for m in s.moves(g)] == [1]
+    assert [e.kind for e in s.events(g)] == ["placed", "illegal", "taken_back"]
+
+
+def test_failed_commit_leaves_nothing_behind(tmp_path):
+    s = Store(tmp_path / "state.db")
+    g = s.new_game({})
+    s.commit(g, B((1, 0, 0, 0)), [Move(1, "R", Placement(1, 0, 0, 0), True)])
+    with pytest.raises(sqlite3.IntegrityError):  # a move number used twice
+        s.commit(g, B((1, 0, 0, 0), (2, 1, 0, 0)), [Move(1, "B", Placement(2, 1, 0, 0), True)],
+                 events=[Event("placed", "x", {})])
+    assert s.board(g) == B((1, 0, 0, 0)) and len(s.moves(g)) == 1 and s.events(g) == []
+
+
+def test_corrupt_database_is_kept_aside_never_overwritten(tmp_path):
+    db = tmp_path / "state.db"
+    junk = b"this is not sqlite " * 500
+    db.write_bytes(junk)
+    with pytest.raises(StoreError, match="damaged"):
+        Store(db, keep_aside=False)
+    assert db.read_bytes() == junk
+    s = Store(db)
+    assert s.moved_aside is not None and s.moved_aside.read_bytes() == junk
+    assert s.current_game() is None

@@ -1,0 +1,162 @@
+"""`tantrix-pi run` as systemd runs it: a subprocess, a config file, READY=1 and the watchdog, SIGTERM."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tantrix_pi.board import Board
+from tantrix_pi.live.recording import game_moves
+
+pytest.importorskip("vision.pipeline")  # the detector
+synth = pytest.importorskip("vision.synth")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def photos(folder: Path, moves) -> None:
+    """Still tables and hands, as JPEG files in name order, drawn by the project's renderer."""
+    n = 0
+    board = Board()
+    opts = {"seed": 3, "size": (800, 600), "tile_px": 80, "focus": (0.0, 0.0)}
+
+    def shot(img, times):
+        nonlocal n
+        for _ in range(times):
+            cv2.imwrite(str(folder / f"{n:04d}.jpg"), img)
+            n += 1
+
+    shot(synth.render(board, **opts)[0], 3)
+    for p in moves:
+        shot(synth.render(board, occluder=(300.0, 250.0), **opts)[0], 1)
+        board.place(p)
+        shot(synth.render(board, **opts)[0], 4)
+
+
+def config(tmp_path: Path, frames: Path, fps: float) -> Path:
+    f = tmp_path / "config.toml"
+    f.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\nfps = {fps}\n'
+                 f'[paths]\nstate_dir = "{tmp_path / "state"}"\n')
+    return f
+
+
+class Listener:
+    """systemd's side of sd_notify: collects the datagrams sent to `path`."""
+
+    def __init__(self, path: str) -> None:
+        self.got: list[str] = []
+        self.done = threading.Event()
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.1)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            try:
+                self.got.append(self.sock.recv(200).decode())
+            except TimeoutError:
+                pass
+
+    def close(self) -> list[str]:
+        self.done.set()
+        self.thread.join()
+        self.sock.close()
+        return self.got
+
+
+def tantrix_pi(args, notify: str):
+    env = {**os.environ, "NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "200000", "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "tantrix_pi", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def test_run_referees_a_recording_like_a_service(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    moves = game_moves(5, 2)
+    photos(frames, moves)
+    listener = Listener(str(tmp_path / "notify"))
+    proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 0))], str(tmp_path / "notify"))
+    out, _ = proc.communicate(timeout=120)
+    got = listener.close()
+    assert proc.returncode == 0, out
+    assert any(m.startswith("READY=1") for m in got) and "WATCHDOG=1" in got
+    events = [json.loads(line) for line in (tmp_path / "state" / "events.jsonl").read_text().splitlines()]
+    assert [e["data"]["tile"] for e in events if e["kind"] == "placed"] == [p.tile for p in moves]
+    assert "Red plays tile" in out and "Traceback" not in out
+
+
+def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    moves = game_moves(5, 5)
+    photos(frames, moves)
+    listener = Listener(str(tmp_path / "notify"))
+    proc = tantrix_pi(["run", "--config", str(config(tmp_path, frames, 4))], str(tmp_path / "notify"))
+    time.sleep(4.5)  # 4 frames a second, 28 frames: a tile or three seen after the start-up
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=20)
+    got = listener.close()
+    assert proc.returncode == 0, out
+    assert "STOPPING=1" in got and "referee stopped" in out
+    before = out.count(" plays tile ")
+    assert 0 < before < len(moves), out
+    # back up: the camera now sees the finished table; only the tiles not yet announced are announced
+    final = tmp_path / "final"
+    final.mkdir()
+    last = sorted(frames.iterdir())[-1]
+    for i in range(6):
+        (final / f"{i:04d}.jpg").write_bytes(last.read_bytes())
+    proc = tantrix_pi(["run", "--config", str(config(tmp_path, final, 0))], str(tmp_path / "notify2"))
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "Resuming game 1" in out, out
+    assert out.count(" plays tile ") == len(moves) - before and "removed" not in out, out
+
+
+def test_a_hand_resting_over_a_photographed_board_yields_no_event(tmp_path):
+    from tantrix_pi.live.loop import LiveLoop
+    from tantrix_pi.live.referee import Setup
+    from tantrix_pi.live.sinks import MemorySink
+    from tantrix_pi.live.sources import sequence_source
+    from tantrix_pi.live.store import Store
+    from vision import detect
+
+    board = Board(game_moves(5, 8))
+    opts = {"seed": 3, "size": (800, 600), "tile_px": 80, "focus": (0.0, 0.0)}
+    table = synth.render(board, **opts)[0]
+    frames = [table] * 5
+    for reach in ((330.0, 260.0), (420.0, 300.0)):  # the hand comes, rests, moves, rests, goes
+        frames += [synth.render(board, occluder=reach, **opts)[0]] * 8
+    frames += [table] * 5
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup(), sink)
+    loop.run()
+    first = len(board)
+    placed = [e for e in sink.events if e.kind == "placed"]
+    assert len(placed) == first
+    after = sink.events[sink.events.index(placed[-1]) + 1:]
+    assert [e.kind for e in after if e.kind not in ("forced", "scores")] == []
+    assert loop.stats.detected >= 12  # the resting hand was looked at, not just skipped
+
+
+def test_demo_pipeline_on_the_first_tiles_of_the_bundled_game(tmp_path):
+    from tantrix_pi.live.demo import run_demo
+    from tantrix_pi.live.tracker import apply, register
+
+    loop, demo, _ = run_demo(tmp_path / "out", console=False, moves=5)
+    stored = [m.placement for m in loop.store.moves(loop.game)]
+    t = register(Board(demo.moves), stored)
+    assert [apply(t, p) for p in stored] == demo.moves
+    events = (tmp_path / "out" / "events.jsonl").read_text().splitlines()
+    assert sum('"kind": "placed"' in e for e in events) == 5
+    assert loop.stats.skipped >= 5  # every tile came with a hand

@@ -1,0 +1,116 @@
+from live_fakes import B, seen
+
+from tantrix_pi.board import Placement
+from tantrix_pi.live.tracker import Commit, Tracker, Unsure, register
+
+ONE = B((1, 0, 0, 0))
+TWO = B((1, 0, 0, 0), (2, 1, 0, 3))
+
+
+def feed(tracker, det, n):
+    out = [tracker.observe(det) for _ in range(n)]
+    return [o for o in out if o is not None]
+
+
+def test_commit_needs_consecutive_agreeing_frames():
+    t = Tracker(stable_frames=3)
+    assert t.observe(seen(ONE)) is None
+    assert t.observe(seen(ONE)) is None
+    c = t.observe(seen(ONE))
+    assert isinstance(c, Commit) and c.board == ONE
+    assert [ch.kind for ch in c.changes] == ["placed"]
+    assert feed(t, seen(ONE), 5) == []  # the same board again: nothing new
+
+
+def test_flicker_resets_the_streak():
+    t = Tracker(ONE, stable_frames=3)
+    out = feed(t, seen(TWO), 2) + feed(t, seen(ONE), 1) + feed(t, seen(TWO), 2)
+    assert out == []
+    [c] = feed(t, seen(TWO), 1)
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("placed", Placement(2, 1, 0, 3))]
+
+
+def test_whole_board_pushed_and_turned_is_no_event():
+    t = Tracker(TWO, stable_frames=2)
+    for k in range(6):
+        assert feed(t, seen(TWO, k=k, dq=3, dr=-2), 6) == []
+    assert t.committed == TWO
+
+
+def test_new_tile_on_a_moved_board_lands_in_the_committed_grid():
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    [c] = feed(t, seen(TWO, k=2, dq=5, dr=1), 2)
+    assert c.board == TWO
+    assert [ch.after for ch in c.changes] == [Placement(2, 1, 0, 3)]
+
+
+def test_one_wrong_reading_is_outvoted_not_announced():
+    t = Tracker(ONE, stable_frames=3)
+    t.motion()
+    wrong = seen(TWO, override={(1, 0): (30, 4)})
+    outs = [t.observe(seen(TWO)), t.observe(wrong), t.observe(seen(TWO)), t.observe(seen(TWO))]
+    commits = [o for o in outs if o is not None]
+    assert len(commits) == 1 and commits[0].board == TWO
+    assert all(ch.after.tile != 30 for ch in commits[0].changes)
+
+
+def test_misread_committed_tile_is_corrected_without_motion():
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    wrong = seen(TWO, override={(1, 0): (30, 4)})
+    [c] = feed(t, wrong, 2)
+    assert c.board[(1, 0)].tile == 30
+    # the table stays still; better readings keep coming and outvote the first ones
+    outs = feed(t, seen(TWO), 4)
+    assert len(outs) == 1
+    assert [ch.kind for ch in outs[0].changes] == ["corrected"]
+    assert outs[0].board == TWO
+
+
+def test_unsure_tile_is_reported_once_and_never_committed():
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    det = seen(TWO, unsure={(1, 0): 0.4})
+    outs = feed(t, det, 6)
+    assert len(outs) == 1 and isinstance(outs[0], Unsure) and outs[0].cells == [(1, 0)]
+    assert t.committed == ONE
+    t.motion()  # a player straightens the tile; now it reads clearly and is committed
+    [c] = feed(t, seen(TWO), 8)
+    assert c.board == TWO
+
+
+def test_unreadable_blob_is_located_on_a_cell():
+    t = Tracker(TWO, stable_frames=2)
+    [u] = feed(t, seen(TWO, unreadable=[(0, 1)]), 2)
+    assert u.cells == [] and len(u.where) == 1  # two tiles read: too few to put the blob on the grid
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+    t = Tracker(three, stable_frames=2)
+    [u] = feed(t, seen(three, k=1, unreadable=[(-1, 1)]), 2)
+    assert isinstance(u, Unsure)
+    assert u.cells == [(-1, 1)]
+
+
+def test_tile_gone_needs_more_frames():
+    t = Tracker(TWO, stable_frames=2)
+    t.motion()
+    assert feed(t, seen(ONE), 3) == []
+    [c] = feed(t, seen(ONE), 1)
+    assert [(ch.kind, ch.before) for ch in c.changes] == [("removed", Placement(2, 1, 0, 3))]
+
+
+def test_turned_and_moved_tiles():
+    t = Tracker(TWO, stable_frames=1)
+    t.motion()
+    [c] = feed(t, seen(B((1, 0, 0, 0), (2, 1, 0, 5))), 1)
+    assert [ch.kind for ch in c.changes] == ["turned"]
+    t.motion()
+    [c] = feed(t, seen(B((1, 0, 0, 0), (2, 0, 1, 5))), 3)
+    assert [(ch.kind, ch.before.cell, ch.after.cell) for ch in c.changes] == [("moved", (1, 0), (0, 1))]
+
+
+def test_register_prefers_identity_on_ties_and_finds_turns():
+    assert register(TWO, list(TWO)) == (0, 0, 0)
+    moved = list(TWO.transformed(4, 2, -3))
+    k, dq, dr = register(TWO, moved)
+    assert TWO == type(TWO)(p.transformed(k, dq, dr) for p in moved)
