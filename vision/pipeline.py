@@ -47,6 +47,7 @@ def _crop(a: np.ndarray, bbox: tuple[int, int, int, int], pad: int) -> tuple[np.
 
 
 GOOD_FIT = 0.06
+WIDTH_TOLERANCE = 0.05
 MAX_CLOSING = 31
 """Widest closing tried (px, working image): wider ones cost too much time for what they rescue."""
 """Lattice cost (share of cells neither clearly full nor clearly empty) below which no other closing is tried."""
@@ -68,10 +69,16 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
         theta = lattice.orientation(ang, wt)
         box = (p.bbox[0] - x0, p.bbox[1] - y0, p.bbox[2], p.bbox[3])
         origin = (p.centroid[0] - x0, p.centroid[1] - y0)
-        for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]:
-            cost = lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
-            if best is None or cost < best[0]:
-                best = (cost, w, theta, mask, labels, found)
+        widths = lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]
+        costs = [lattice.best_offset(crop, theta, w, origin, box, steps=8)[1] for w in widths]
+        if not widths:
+            continue
+        # A finer lattice always follows an outline a little better (a tilted board fits no similarity
+        # perfectly): among nearly equal fits the widest wins.
+        near = [(w, c) for w, c in zip(widths, costs, strict=True) if c <= min(costs) + WIDTH_TOLERANCE]
+        w, cost = max(near)
+        if best is None or cost < best[0]:
+            best = (cost, w, theta, mask, labels, found)
     return best
 
 
