@@ -330,6 +330,7 @@ def _detect(image: np.ndarray) -> Detection:
         else:
             det.tiles.append(SeenTile(Placement(r.tile, c.cell[0], c.cell[1], r.rot), c.center_px, r.confidence,
                                       c.corners_px))
+    _doubt_islands(det)
     if board_group >= 0:
         det.tile_px = groups[board_group].lattice.tile_px() / scale
     timings["assemble"] = time.perf_counter() - t
@@ -372,6 +373,19 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
         if board_doubtful or (oks and 2 * sum(oks) < len(oks) and readings[i].confidence < CLEAR):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
     return board_doubtful
+
+
+def _doubt_islands(det: Detection) -> None:
+    """Doubt board tiles cut off from the main group, in place: a board is laid in one piece, so an island
+    means unread cells between, across which the grid may have slipped by a cell."""
+    if len(det.tiles) < 2:
+        return
+    groups = det.board.groups()
+    if len(groups) < 2:
+        return
+    main = groups[0]
+    det.tiles = [t if t.placement.cell in main else replace(t, confidence=min(t.confidence, DOUBT))
+                 for t in det.tiles]
 
 
 def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -> int:
