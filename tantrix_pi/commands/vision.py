@@ -103,18 +103,18 @@ def run_detect(args) -> int:
     return EXIT_OK
 
 
-def _refuse_if_unsure(args, det) -> None:
-    """Raise Unsure naming every doubtful board tile: a wrong verdict is worse than none."""
-    if not det.tiles:
-        raise Unsure(f"{args.image}: no tile found")
+def _refuse_if_unsure(args, image, det, label: str) -> None:
+    """Raise Unsure naming every doubtful board tile (and say so on the overlay): a wrong verdict is worse than none."""
     doubts = [f"tile {t.placement.tile}? {_where(t.placement.cell, t.center_px)} (confidence {t.confidence:.2f})"
               for t in det.unsure()]
     doubts += [f"unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}"
                for u in det.unreadable]
     doubts += [f"face-down tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})"
                for u in det.face_down if u.reason == "face down"]
-    if doubts:
-        raise Unsure(f"{args.image}: not sure enough to judge: " + "; ".join(doubts))
+    if not det.tiles or doubts:
+        reason = "not sure enough to judge: " + "; ".join(doubts) if det.tiles else "no tile found"
+        _write_overlay(args, image, det, [f"{label}: {reason[:90]}"])
+        raise Unsure(f"{args.image}: {reason}")
 
 
 def run_check(args) -> int:
@@ -122,11 +122,7 @@ def run_check(args) -> int:
 
     goal = puzzle(args.puzzle)
     image, det = _detect(args)
-    try:
-        _refuse_if_unsure(args, det)
-    except Unsure as e:
-        _write_overlay(args, image, det, ["no verdict: " + str(e).split(": ", 1)[-1][:90]])
-        raise
+    _refuse_if_unsure(args, image, det, "no verdict")
     verdict = goal.check(det.board)
     head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
     _write_overlay(args, image, det, [head, *verdict.reasons])
@@ -160,11 +156,7 @@ def run_score(args) -> int:
 
     colours = _players(args.players)
     image, det = _detect(args)
-    try:
-        _refuse_if_unsure(args, det)
-    except Unsure as e:
-        _write_overlay(args, image, det, ["no scores: " + str(e).split(": ", 1)[-1][:90]])
-        raise
+    _refuse_if_unsure(args, image, det, "no scores")
     table = scores(det.board, colours)
     best = max(s.score for s in table.values())
     winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
