@@ -139,3 +139,13 @@ def test_placements_are_on_distinct_cells_and_numbers():
     cells = [t.placement.cell for t in det.tiles]
     assert len(set(cells)) == len(cells)
     assert isinstance(det.tiles[0].placement, Placement)
+
+
+def test_a_board_whose_colours_disagree_everywhere_is_not_trusted():
+    # Tiles dropped on cells at random: touching colours mostly disagree, as when the grid was misread.
+    board = spiral_board([2, 5, 7, 11, 13, 19, 23, 29, 31, 37, 43, 47])
+    assert len(board.mismatches()) > 0.4 * 27
+    sc = Scene(angle=9.0, seed=21)
+    sc.board(board)
+    det = detect(sc.light(noise=2))
+    assert det.tiles == [] or all(t.confidence < 0.8 for t in det.tiles)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -73,7 +74,8 @@ def draw_path(img: np.ndarray, det: Detection, cells: Sequence[tuple[int, int]],
 
 
 def save(path: str, img: np.ndarray) -> None:
-    """Write the overlay image; a TantrixError-friendly OSError message when it cannot be written."""
-    ok = cv2.imwrite(str(path), img)
-    if not ok:
-        raise OSError(f"cannot write {path} (use a .png or .jpg name in a writable folder)")
+    """Write the overlay image; OSError with a one-line hint when it cannot be written."""
+    if Path(path).suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"):
+        raise OSError("use a .png or .jpg name")
+    if not cv2.imwrite(str(path), img):
+        raise OSError("use a .png or .jpg name in a writable folder")

@@ -7,7 +7,7 @@ Tiles are found on a downscaled copy; colours are sampled from the full-resoluti
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -38,7 +38,6 @@ class Group:
 
     part: segment.Part
     lattice: lattice.Lattice
-    cells: list = field(default_factory=list)
 
 
 def _crop(a: np.ndarray, bbox: tuple[int, int, int, int], pad: int) -> tuple[np.ndarray, int, int]:
@@ -48,6 +47,9 @@ def _crop(a: np.ndarray, bbox: tuple[int, int, int, int], pad: int) -> tuple[np.
 
 
 GOOD_FIT = 0.06
+WIDTH_TOLERANCE = 0.05
+MAX_CLOSING = 31
+"""Widest closing tried (px, working image): wider ones cost too much time for what they rescue."""
 """Lattice cost (share of cells neither clearly full nor clearly empty) below which no other closing is tried."""
 
 
@@ -67,14 +69,20 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
         theta = lattice.orientation(ang, wt)
         box = (p.bbox[0] - x0, p.bbox[1] - y0, p.bbox[2], p.bbox[3])
         origin = (p.centroid[0] - x0, p.centroid[1] - y0)
-        for w in lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]:
-            cost = lattice.best_offset(crop, theta, w, origin, box, steps=8)[1]
-            if best is None or cost < best[0]:
-                best = (cost, w, theta, mask, labels, found)
+        widths = lattice.spacing_candidates(xy, ang, theta, max(10.0, 3 * band), 1.2 * max(box[2], box[3]))[:4]
+        costs = [lattice.best_offset(crop, theta, w, origin, box, steps=8)[1] for w in widths]
+        if not widths:
+            continue
+        # A finer lattice always follows an outline a little better (a tilted board fits no similarity
+        # perfectly): among nearly equal fits the widest wins.
+        near = [(w, c) for w, c in zip(widths, costs, strict=True) if c <= min(costs) + WIDTH_TOLERANCE]
+        w, cost = max(near)
+        if best is None or cost < best[0]:
+            best = (cost, w, theta, mask, labels, found)
     return best
 
 
-SMALL_TILE = 32.0
+SMALL_TILE = 25.0
 """Tiles narrower than this (px, working image) are found again at twice the resolution."""
 
 
@@ -82,13 +90,13 @@ def find_tiles(image: np.ndarray) -> Found | None:
     """Stage 2: the tiles on a downscaled copy, or on a finer one when the tiles come out small there."""
     found = _find_tiles(image, segment.WORK_SIDE)
     if found is not None and found.tile_px < SMALL_TILE and found.scale < 1.0:
-        finer = _find_tiles(image, 2 * segment.WORK_SIDE)
+        finer = _find_tiles(image, 2 * segment.WORK_SIDE, retry=False)
         if finer is not None:
             return finer
     return found
 
 
-def _find_tiles(image: np.ndarray, side: int) -> Found | None:
+def _find_tiles(image: np.ndarray, side: int, retry: bool = True) -> Found | None:
     """Stage 2: the tiles' mask on a downscaled copy, and the tile size from the period of hexagon edges.
 
     The closing that fills the bands is sized from the bands' width; when the lattice then fits poorly
@@ -102,8 +110,8 @@ def _find_tiles(image: np.ndarray, side: int) -> Found | None:
     band = segment.band_width(dark, region[0])
     k = segment.closing_size(band)
     best = _size_from(dark, k, band)
-    if best is None or best[0] > GOOD_FIT:
-        for other in (max(3, (k // 2) | 1), 2 * k + 1):
+    if retry and (best is None or best[0] > GOOD_FIT):
+        for other in (max(3, (k // 2) | 1), min(2 * k + 1, MAX_CLOSING)):
             trial = _size_from(dark, other, band)
             if trial is not None and (best is None or trial[0] < best[0]):
                 best = trial
@@ -322,6 +330,7 @@ def _detect(image: np.ndarray) -> Detection:
         else:
             det.tiles.append(SeenTile(Placement(r.tile, c.cell[0], c.cell[1], r.rot), c.center_px, r.confidence,
                                       c.corners_px))
+    _doubt_islands(det)
     if board_group >= 0:
         det.tile_px = groups[board_group].lattice.tile_px() / scale
     timings["assemble"] = time.perf_counter() - t
@@ -332,6 +341,8 @@ MATCH_RATE = 0.6
 """Share of touching edges whose colours must agree before a board's reading is trusted at all."""
 DOUBT = 0.5
 """Confidence left to tiles whose reading the board's colours contradict."""
+CLEAR = 0.95
+"""A reading at least this confident stands even against its neighbours' colours."""
 NOT_TILES = 0.3
 """A doubted board whose median confidence is below this is not reported as tiles at all."""
 
@@ -341,7 +352,8 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
     is in doubt.
 
     A board is laid colour to colour: when most touching edges disagree the lattice or the colours were
-    misread, so no tile of it is trusted; a tile that disagrees with every neighbour is doubted alone.
+    misread, so no tile of it is trusted; a tile that disagrees with most of its neighbours is doubted alone
+    unless its own colours read cleanly (then it is a real mistake on the table, a violation to report).
     """
     placed = {c.cell: i for i, c in enumerate(cands) if c.group == board_group and readings[i] is not None}
     agree: dict[int, list[bool]] = {i: [] for i in placed.values()}
@@ -354,11 +366,26 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
                 agree[j].append(ok)
     pairs = sum(len(v) for v in agree.values()) // 2
     matched = sum(sum(v) for v in agree.values()) // 2
-    board_doubtful = pairs >= 4 and matched < MATCH_RATE * pairs
+    unsure = sum(readings[i].confidence < CONFIDENT for i in placed.values())
+    # most touching colours disagree, or most tiles unreadable: the lattice itself is likely wrong
+    board_doubtful = (pairs >= 4 and matched < MATCH_RATE * pairs) or (len(placed) >= 4 and 2 * unsure > len(placed))
     for i, oks in agree.items():
-        if board_doubtful or (len(oks) >= 2 and not any(oks)):
+        if board_doubtful or (oks and 2 * sum(oks) < len(oks) and readings[i].confidence < CLEAR):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
     return board_doubtful
+
+
+def _doubt_islands(det: Detection) -> None:
+    """Doubt board tiles cut off from the main group, in place: a board is laid in one piece, so an island
+    means unread cells between, across which the grid may have slipped by a cell."""
+    if len(det.tiles) < 2:
+        return
+    groups = det.board.groups()
+    if len(groups) < 2:
+        return
+    main = groups[0]
+    det.tiles = [t if t.placement.cell in main else replace(t, confidence=min(t.confidence, DOUBT))
+                 for t in det.tiles]
 
 
 def _board_group(cands: list[Candidate], readings: list, n_groups: int, shape) -> int:

@@ -68,9 +68,9 @@ def table_floor(value: np.ndarray) -> float:
 def dark_mask(small: np.ndarray) -> np.ndarray:
     """Tile-black pixels (uint8 0/1): much darker than the table, or, on a coloured table (wood, felt),
     colourless and not brighter than it; thin specks and grain lines removed."""
-    smooth = cv2.medianBlur(small, 3)
-    value = smooth.max(axis=2)
-    chroma = cv2.subtract(value, smooth.min(axis=2))
+    b, g, r = cv2.split(cv2.medianBlur(small, 3))
+    value = cv2.max(cv2.max(b, g), r)
+    chroma = cv2.subtract(value, cv2.min(cv2.min(b, g), r))
     table_v = table_level(value)
     mask = value < min(DARK_RATIO * table_v, FLOOR_RATIO * table_floor(value))
     table_c = table_level(chroma)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell
@@ -16,14 +18,15 @@ class Unsure(TantrixError):
 
 
 def register(cli) -> None:
-    p = cli.command("detect", "Read the board in a photo of the table (tiles, turns, confidence).", run_detect)
+    p = cli.command("detect", "Read the board in a photo of the table (tiles, turns, confidence).",
+                    _quiet_pipe(run_detect))
     _photo_args(p)
     p = cli.command("check", "Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3).",
-                    run_check)
+                    _quiet_pipe(run_check))
     _photo_args(p)
     p.add_argument("--puzzle", required=True, metavar="SPEC", help="discovery:N, rainbow:COLOUR or solitaire")
     p = cli.command("score", "End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3).",
-                    run_score)
+                    _quiet_pipe(run_score))
     _photo_args(p)
     p.add_argument("--players", metavar="COLOURS", help="the players' colours, e.g. red,blue (default: all four)")
 
@@ -68,6 +71,18 @@ def _where(cell: Cell, px) -> str:
     return f"({cell[0]},{cell[1]}) at pixel ({px[0]:.0f},{px[1]:.0f})"
 
 
+def _quiet_pipe(handler):
+    """Run a handler whose output may go to a pipe closed early (`| head`): no traceback then."""
+    def run(args) -> int:
+        try:
+            return handler(args)
+        except BrokenPipeError:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout again at exit
+            return EXIT_OK
+    run.__doc__ = handler.__doc__
+    return run
+
+
 def run_detect(args) -> int:
     image, det = _detect(args)
     _write_overlay(args, image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"])
@@ -88,18 +103,18 @@ def run_detect(args) -> int:
     return EXIT_OK
 
 
-def _refuse_if_unsure(args, det) -> None:
-    """Raise Unsure naming every doubtful board tile: a wrong verdict is worse than none."""
-    if not det.tiles:
-        raise Unsure(f"{args.image}: no tile found")
+def _refuse_if_unsure(args, image, det, label: str) -> None:
+    """Raise Unsure naming every doubtful board tile (and say so on the overlay): a wrong verdict is worse than none."""
     doubts = [f"tile {t.placement.tile}? {_where(t.placement.cell, t.center_px)} (confidence {t.confidence:.2f})"
               for t in det.unsure()]
     doubts += [f"unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}"
                for u in det.unreadable]
     doubts += [f"face-down tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})"
                for u in det.face_down if u.reason == "face down"]
-    if doubts:
-        raise Unsure(f"{args.image}: not sure enough to judge: " + "; ".join(doubts))
+    if not det.tiles or doubts:
+        reason = "not sure enough to judge: " + "; ".join(doubts) if det.tiles else "no tile found"
+        _write_overlay(args, image, det, [f"{label}: {reason[:90]}"])
+        raise Unsure(f"{args.image}: {reason}")
 
 
 def run_check(args) -> int:
@@ -107,11 +122,7 @@ def run_check(args) -> int:
 
     goal = puzzle(args.puzzle)
     image, det = _detect(args)
-    try:
-        _refuse_if_unsure(args, det)
-    except Unsure as e:
-        _write_overlay(args, image, det, ["no verdict: " + str(e).split(": ", 1)[-1][:90]])
-        raise
+    _refuse_if_unsure(args, image, det, "no verdict")
     verdict = goal.check(det.board)
     head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
     _write_overlay(args, image, det, [head, *verdict.reasons])
@@ -145,11 +156,7 @@ def run_score(args) -> int:
 
     colours = _players(args.players)
     image, det = _detect(args)
-    try:
-        _refuse_if_unsure(args, det)
-    except Unsure as e:
-        _write_overlay(args, image, det, ["no scores: " + str(e).split(": ", 1)[-1][:90]])
-        raise
+    _refuse_if_unsure(args, image, det, "no scores")
     table = scores(det.board, colours)
     best = max(s.score for s in table.values())
     winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
