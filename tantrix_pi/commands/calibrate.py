@@ -227,15 +227,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def register(cli) -> None:
     """Add `tantrix-pi calibrate board|camera|...`."""
-    group = cli.group("calibrate", "measure the camera, the table plane and the colours once per set-up")
+    group = cli.group("calibrate", "Measure the camera, the table plane and the colours once per set-up.")
 
-    p = cli.command("board", "write a printable ChArUco board at exact scale (and its JSON beside it)", cmd_board,
+    p = cli.command("board", "Write a printable ChArUco board at exact scale (and its JSON beside it).", cmd_board,
                     parent=group)
     p.add_argument("--out", required=True, help="the sheet: .pdf or .png")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size, landscape (default a4)")
     add_board_options(p, from_file=False)
 
-    p = cli.command("camera", "calibrate the lens from 6 or more photos of the ChArUco board", cmd_camera,
+    p = cli.command("camera", "Calibrate the lens from 6 or more photos of the ChArUco board.", cmd_camera,
                     parent=group)
     p.add_argument("images", nargs="*", metavar="IMAGES", help="photos of the board, all at one resolution")
     p.add_argument("--live", type=int, metavar="N", help="take N views with the camera instead")
@@ -244,7 +244,7 @@ def register(cli) -> None:
     add_board_options(p)
     add_profile_option(p)
 
-    p = cli.command("table", "measure the table plane from a photo of the sheet lying flat on the table",
+    p = cli.command("table", "Measure the table plane from a photo of the sheet lying flat on the table.",
                     cmd_table, parent=group)
     p.add_argument("image", nargs="?", metavar="IMAGE", help="photo of the sheet on the table")
     p.add_argument("--live", action="store_true", help="take the photo with the camera")
@@ -253,19 +253,19 @@ def register(cli) -> None:
     add_board_options(p)
     add_profile_option(p)
 
-    p = cli.command("markers", "write four witness markers to stick near the table's corners", cmd_markers,
+    p = cli.command("markers", "Write four witness markers to stick near the table's corners.", cmd_markers,
                     parent=group)
     p.add_argument("--out", required=True, help="the page: .pdf or .png")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
 
-    p = cli.command("colour", "learn white balance and the tile colours from a photo of face-up tiles", cmd_colour,
+    p = cli.command("colour", "Learn white balance and the tile colours from a photo of face-up tiles.", cmd_colour,
                     parent=group)
     p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of tiles showing all four colours")
     p.add_argument("--live", action="store_true", help="take the photo with the camera")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_profile_option(p)
 
-    p = cli.command("check", "draw what the profile implies on a photo; say if the camera or sheet moved",
+    p = cli.command("check", "Draw what the profile implies on a photo; say if the camera or sheet moved.",
                     cmd_check, parent=group)
     p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of the table")
     p.add_argument("--live", action="store_true", help="take the photo with the camera")

@@ -16,8 +16,8 @@ SAMPLE = Screen(message="tantrix-pi display check", forced=(Forced("A", (0, 0), 
 
 def register(cli) -> None:
     """Add `devices check`."""
-    group = cli.group("devices", "the appliance's display, buttons and voice")
-    p = cli.command("check", "show a test frame, print button presses, say a sentence", check, parent=group)
+    group = cli.group("devices", "Try the appliance's display, buttons and voice.")
+    p = cli.command("check", "Show a test frame, print button presses, say a sentence.", check, parent=group)
     p.add_argument("--display", metavar="SPEC",
                    help="ssd1306, sh1106, st7789, ili9341, png:DIR or none (default: no display)")
     p.add_argument("--option", metavar="KEY=VALUE", action="append", default=[],
