@@ -36,6 +36,8 @@ MIN_CLUSTER_SHARE = 0.05
 """A colour cluster with fewer of the arc pixels than this is a fringe between two colours, not a colour."""
 GAMMA = 2.2
 ROUNDS = 4
+BLUE_RANGE = (0.6, 2.0)
+"""How far the arcs' hues may move the blue gain the black gave (a factor)."""
 """At most this many rounds of measuring the black on the photo balanced by the gains so far."""
 
 
@@ -157,11 +159,33 @@ def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
         except ColourError:
             if rim == 0:
                 raise
+    gains = _blue_from_hues(image, names, gains)
+    balanced = Profile(colour=ColourModel(gains, {}, "")).white_balance(image)
     lab_b = lab(balanced)
     masks = dict(names, black=black)
     prototypes = {n: tuple(round(float(x), 2) for x in np.median(lab_b[masks[n]], axis=0)) for n in COLOUR_NAMES}
     model = ColourModel(gains, prototypes, now())
     return model, separation(model, {n: lab_b[masks[n]] for n in COLOUR_NAMES})
+
+
+def _blue_from_hues(image: np.ndarray, masks: dict[str, np.ndarray], gains: tuple[float, float, float]
+                    ) -> tuple[float, float, float]:
+    """The gains with the blue one chosen so that the four arc colours' hues come closest to the tiles' own.
+
+    The black sets red well but not blue: it is dark, so its blue is a few 8-bit steps under a warm lamp,
+    and a printed black is seldom exactly neutral (a slightly blue black leaves warm light under-corrected
+    and makes neutral light yellow). The arcs are bright, and their hues are known.
+    """
+    names = list(masks)
+    medians = np.array([np.median(image[masks[n]].astype(np.float64), axis=0) for n in names]) * gains[::-1]
+    steps = np.exp(np.linspace(math.log(BLUE_RANGE[0]), math.log(BLUE_RANGE[1]), 121))
+    trial = (medians[None] * np.stack([steps, np.ones_like(steps), np.ones_like(steps)], axis=1)[:, None])
+    trial_lab = cv2.cvtColor((trial.clip(0, 255) / 255.0).astype(np.float32), cv2.COLOR_BGR2Lab)
+    hues = np.degrees(np.arctan2(trial_lab[..., 2], trial_lab[..., 1]))
+    nominal = np.array([NOMINAL_HUE_DEG[n] for n in names])
+    cost = (((hues - nominal + 180) % 360 - 180) ** 2).sum(axis=1)
+    best = float(steps[int(np.argmin(cost))])
+    return gains[0], gains[1], round(gains[2] * best, 4)
 
 
 def _clusters(image: np.ndarray, arcs: np.ndarray) -> dict[str, np.ndarray]:
