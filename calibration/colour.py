@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.stats import trim_mean
 
 from calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
 from tantrix_pi.errors import TantrixError
@@ -34,6 +35,10 @@ MIN_SEPARATION = 12.0
 MIN_CLUSTER_SHARE = 0.05
 """A colour cluster with fewer of the arc pixels than this is a fringe between two colours, not a colour."""
 GAMMA = 2.2
+ROUNDS = 4
+BLUE_RANGE = (0.6, 2.0)
+"""How far the arcs' hues may move the blue gain the black gave (a factor)."""
+"""At most this many rounds of measuring the black on the photo balanced by the gains so far."""
 
 
 class ColourError(TantrixError):
@@ -74,8 +79,11 @@ def _surroundings(lightness: np.ndarray) -> np.ndarray:
     return cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def tile_masks(lab_image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(tile black, arc candidates) as boolean masks: dark faces, and coloured pixels the black closes around."""
+def tile_masks(lab_image: np.ndarray, rim: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(tile black, arc candidates) as boolean masks: dark faces, and coloured pixels the black closes around.
+
+    rim: pixels of each arc next to the black left out (they blend into it).
+    """
     chroma = np.hypot(lab_image[..., 1], lab_image[..., 2])
     lightness = lab_image[..., 0]
     dark = ((lightness < DARK_L) & (chroma < BLACK_CHROMA) & (lightness < _surroundings(lightness) - DARK_MARGIN))
@@ -94,7 +102,7 @@ def tile_masks(lab_image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     half = float(np.median(thickness[keep]))
     size = int(np.clip(4 * half, 5, max(5, dark.shape[1] // 20))) | 1
     closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
-    near_black = cv2.dilate(dark, np.ones((3, 3), np.uint8))
+    near_black = cv2.dilate(dark, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8))
     arcs = (closed > 0) & (near_black == 0) & (chroma > MIN_CHROMA)
     # Only the core of each arc: its rim blends into the black and into the next arc.
     arcs = cv2.erode(arcs.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
@@ -125,17 +133,59 @@ def _gains(black_rgb: np.ndarray) -> tuple[float, float, float] | None:
 
 def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
     """White balance and prototypes from a BGR photo of face-up tiles showing all four colours."""
-    black, arcs = tile_masks(lab(image))
-    if arcs.sum() < MIN_ARC_PIXELS or black.sum() < MIN_ARC_PIXELS:
-        raise ColourError("no tiles found: put face-up tiles showing all four colours on the table, in view and lit")
-    names = _clusters(image, arcs)
-    gains = _gains(np.median(image[black][:, ::-1].astype(np.float64), axis=0)) or (1.0, 1.0, 1.0)
+    gains, balanced = (1.0, 1.0, 1.0), image
+    # Under a warm lamp the blue arcs look dark and grey, pass for tile black and tint it blue: the
+    # black is measured again on the balanced photo, where they are blue again, until the gains settle.
+    for _ in range(ROUNDS):
+        black, arcs = tile_masks(lab(balanced))
+        if arcs.sum() < MIN_ARC_PIXELS or black.sum() < MIN_ARC_PIXELS:
+            raise ColourError("no tiles found: put face-up tiles showing all four colours on the table, in view "
+                              "and lit")
+        # a trimmed mean, not the median: the black is a few 8-bit steps, and a median of integers jumps
+        step = _gains(trim_mean(balanced[black][:, ::-1].astype(np.float64), 0.2, axis=0))
+        if step is None:
+            break
+        gains = tuple(round(a * b, 4) for a, b in zip(gains, step, strict=True))
+        balanced = Profile(colour=ColourModel(gains, {}, "")).white_balance(image)
+        if max(abs(x - 1.0) for x in step) < 0.01:
+            break
+    # Thin arcs (small tiles in the photo, or a dim room's dark green) can lose a colour's every pixel to
+    # the rim left out next to the black: then the rim is kept.
+    for rim in (1, 0):
+        black, arcs = tile_masks(lab(balanced), rim)
+        try:
+            names = _clusters(balanced, arcs)
+            break
+        except ColourError:
+            if rim == 0:
+                raise
+    gains = _blue_from_hues(image, names, gains)
     balanced = Profile(colour=ColourModel(gains, {}, "")).white_balance(image)
     lab_b = lab(balanced)
     masks = dict(names, black=black)
     prototypes = {n: tuple(round(float(x), 2) for x in np.median(lab_b[masks[n]], axis=0)) for n in COLOUR_NAMES}
     model = ColourModel(gains, prototypes, now())
     return model, separation(model, {n: lab_b[masks[n]] for n in COLOUR_NAMES})
+
+
+def _blue_from_hues(image: np.ndarray, masks: dict[str, np.ndarray], gains: tuple[float, float, float]
+                    ) -> tuple[float, float, float]:
+    """The gains with the blue one chosen so that the four arc colours' hues come closest to the tiles' own.
+
+    The black sets red well but not blue: it is dark, so its blue is a few 8-bit steps under a warm lamp,
+    and a printed black is seldom exactly neutral (a slightly blue black leaves warm light under-corrected
+    and makes neutral light yellow). The arcs are bright, and their hues are known.
+    """
+    names = list(masks)
+    medians = np.array([np.median(image[masks[n]].astype(np.float64), axis=0) for n in names]) * gains[::-1]
+    steps = np.exp(np.linspace(math.log(BLUE_RANGE[0]), math.log(BLUE_RANGE[1]), 121))
+    trial = (medians[None] * np.stack([steps, np.ones_like(steps), np.ones_like(steps)], axis=1)[:, None])
+    trial_lab = cv2.cvtColor((trial.clip(0, 255) / 255.0).astype(np.float32), cv2.COLOR_BGR2Lab)
+    hues = np.degrees(np.arctan2(trial_lab[..., 2], trial_lab[..., 1]))
+    nominal = np.array([NOMINAL_HUE_DEG[n] for n in names])
+    cost = (((hues - nominal + 180) % 360 - 180) ** 2).sum(axis=1)
+    best = float(steps[int(np.argmin(cost))])
+    return gains[0], gains[1], round(gains[2] * best, 4)
 
 
 def _clusters(image: np.ndarray, arcs: np.ndarray) -> dict[str, np.ndarray]:
