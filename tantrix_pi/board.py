@@ -13,6 +13,8 @@ from tantrix_pi.grid import Cell, neighbour, neighbours, opposite, turn
 from tantrix_pi.tiles import TILES, Tile
 
 FORMAT = "tantrix-board/1"
+MAX_COORD = 200
+"""Largest |q| or |r| a board file may use: 56 tiles span far less, and a far outlier would blow up views."""
 
 
 class BoardError(TantrixError, ValueError):
@@ -255,7 +257,11 @@ class Board:
 
     @classmethod
     def load(cls, path: str | Path) -> Board:
-        return cls.from_json(read_text(path))
+        """The board in a tantrix-board/1 file; BoardError names the file and what is wrong."""
+        try:
+            return cls.from_json(read_text(path))
+        except BoardError as e:
+            raise BoardError(str(e) if str(e).startswith(f"{path}: ") else f"{path}: {e}") from None
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
@@ -270,6 +276,9 @@ def placement_from_dict(t: object, where: str = "placement") -> Placement:
             raise BoardError(f"{where} has no {key!r}")
         if not isinstance(t[key], int) or isinstance(t[key], bool):
             raise BoardError(f"{where}: {key} must be a whole number, not {t[key]!r}")
+    for key in ("q", "r"):
+        if abs(t[key]) > MAX_COORD:
+            raise BoardError(f"{where}: {key} = {t[key]} is off the table (-{MAX_COORD}..{MAX_COORD})")
     p = Placement(t["tile"], t["q"], t["r"], t["rot"])
     check_placement(p)
     return p
@@ -281,5 +290,7 @@ def read_text(path: str | Path) -> str:
         return Path(path).read_text()
     except FileNotFoundError:
         raise BoardError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except UnicodeDecodeError:
+        raise BoardError(f"{path}: not a text file (expected JSON)") from None
+    except OSError as e:
         raise BoardError(f"{path}: cannot read it ({e.__class__.__name__})") from None

@@ -8,18 +8,27 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
 from tantrix_pi import commands
-from tantrix_pi.errors import TantrixError
+from tantrix_pi.errors import EXIT_BAD_INPUT, TantrixError
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (naming the command and `--help`), exit code 2."""
+
+    def error(self, message: str):
+        """Print one line instead of the usage block, and exit 2."""
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 class Cli:
     """The argument parser, with named groups (`board`, `puzzle`, ...) that several modules extend."""
 
     def __init__(self) -> None:
-        self.parser = argparse.ArgumentParser(
+        self.parser = Parser(
             prog="tantrix-pi", description="Tantrix referee for a camera over a table."
         )
         self.commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -47,7 +56,10 @@ def build() -> Cli:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build().parser.parse_args(argv)
+    try:
+        args = build().parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error, already printed as one line (2)
+        return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
     try:
         return args.handler(args)
     except TantrixError as e:
@@ -55,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         return e.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader (`| head -1`) went away: stop quietly, and keep Python's final flush from failing again
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
 
 
 if __name__ == "__main__":

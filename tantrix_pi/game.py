@@ -484,8 +484,11 @@ def load_record(path: str | Path) -> Record:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise GameError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    return record_from_dict(data)
+        raise GameError(f"{path}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    try:
+        return record_from_dict(data)
+    except (GameError, BoardError) as e:
+        raise type(e)(f"{path}: {e}") from None
 
 
 class ReplayError(IllegalMove):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
-from tantrix_pi.board import Board
+from tantrix_pi.board import Board, BoardError
 from tantrix_pi.grid import SQRT3, Cell, centre, corners, edge_angle, neighbour
 from tantrix_pi.rules import letter
 from tantrix_pi.scoring import Path
@@ -26,6 +26,9 @@ OFFENCE_RGB = (230, 0, 200)
 HOLE_RGB = (150, 150, 150)
 LAST_RGB = (255, 255, 255)
 SUPERSAMPLE = 2
+
+MAX_PIXELS = 16_000_000
+"""Largest picture drawn (before supersampling): a 56-tile board at the default scale is far smaller."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,8 @@ def render(board: Board, highlights: Highlights | None = None, scale: float = 40
         width, height = size
     else:
         width, height = max(1, round(w1 * scale)), max(1, round(h1 * scale))
+    if width * height > MAX_PIXELS:
+        raise BoardError(f"a {width}x{height} picture is too large to draw: tiles too far apart, or --scale too big")
     k = scale * SUPERSAMPLE
     ox = (width * SUPERSAMPLE - (max(xs) + min(xs)) * k) / 2
     oy = (height * SUPERSAMPLE - (max(ys) + min(ys)) * k) / 2
@@ -124,3 +129,12 @@ def render(board: Board, highlights: Highlights | None = None, scale: float = 40
     if hl.last is not None:
         draw.polygon(px(corners(hl.last, k)), outline=LAST_RGB, width=max(2, line // 2))
     return img.resize((width, height), Image.Resampling.LANCZOS)
+
+
+def save(image: Image.Image, path: str) -> None:
+    """Write a drawn board to `path` (.png, .jpg, ...); BoardError (one line) when it cannot be written."""
+    try:
+        image.save(path)
+    except (OSError, ValueError) as e:  # Pillow: ValueError for a name without a known extension
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e).rstrip(": ") or type(e).__name__
+        raise BoardError(f"{path}: cannot write the picture ({reason})") from None

@@ -128,7 +128,7 @@ def test_cli_single_view_is_one_line_and_exit_2(rendered, tmp_path, capsys):
     assert code == 2 and "1 usable view, at least 6 needed" in err and err.count("\n") == 1
     assert not (tmp_path / "p.toml").exists()
     assert main(["calibrate", "camera", str(tmp_path / "missing.png")]) == 2
-    assert "cannot read image" in capsys.readouterr().err
+    assert "missing.png: no such file" in capsys.readouterr().err
 
 
 def test_live_capture_keeps_only_views_that_differ(rendered):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.game import bag_empty_at, colour_code
 from tantrix_pi.grid import neighbour
-from tantrix_pi.render import Highlights, render
+from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
     closure_violations,
     fmt,
@@ -27,7 +28,7 @@ def register(cli) -> None:
     p = cli.command("show", "Print a board as text and optionally draw it to a PNG.", show, board)
     p.add_argument("file")
     p.add_argument("--png", metavar="OUT", help="also draw the board (forced spaces lettered) to this PNG")
-    p.add_argument("--scale", type=float, default=40.0, help="pixels per hexagon radius in the PNG (default 40)")
+    p.add_argument("--scale", type=_scale, default=40.0, help="pixels per hexagon radius in the PNG (default 40)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p = cli.command("check", "Check a board against the rules: mismatches, holes, forced spaces, restrictions.",
                     check, board)
@@ -40,6 +41,16 @@ def register(cli) -> None:
     p.add_argument("file")
     p.add_argument("--players", metavar="COLOURS", help="player colours, e.g. red,blue (default: all four)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 4 <= value <= 400:
+        raise argparse.ArgumentTypeError(f"needs pixels per hexagon radius, 4..400, not {text!r}")
+    return value
 
 
 def text_view(board: Board, marks: dict | None = None) -> str:
@@ -91,7 +102,7 @@ def show(args) -> int:
     marks = {f.cell: f.letter for f in forced} | {c: "o" for c in board.holes()}
     if args.png:
         hl = Highlights(forced=[f.cell for f in forced], offending=board.mismatches(), holes=board.holes())
-        render(board, hl, scale=args.scale).save(args.png)
+        save(render(board, hl, scale=args.scale), args.png)
     if args.json:
         print(json.dumps({"tiles": [p.to_dict() for p in board], "forced_spaces": [list(f.cell) for f in forced],
                           "png": args.png}))

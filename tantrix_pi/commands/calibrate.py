@@ -24,11 +24,27 @@ class ImageError(TantrixError):
 
 
 def read_image(path: str) -> np.ndarray:
-    """A BGR image from a file, or ImageError naming it."""
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise ImageError(f"cannot read image {path}: not there, or not a picture OpenCV knows")
-    return image
+    """A BGR image from a file, or one line naming it and what is wrong (missing, not an image, truncated...)."""
+    from vision.photo import load
+
+    return load(path)
+
+
+def _imwrite(path: str, image: np.ndarray) -> bool:
+    try:
+        return cv2.imwrite(path, image)
+    except cv2.error:  # a name without an image extension
+        return False
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 10_000:
+        raise argparse.ArgumentTypeError(f"needs a number above 0, not {text!r}")
+    return value
 
 
 def board_spec(args: argparse.Namespace) -> BoardSpec:
@@ -45,8 +61,10 @@ def add_board_options(p: argparse.ArgumentParser, from_file: bool = True) -> Non
         p.add_argument("--board", metavar="FILE", help="the JSON that `calibrate board` saved beside the sheet")
     p.add_argument("--squares", default=f"{d.squares_x}x{d.squares_y}",
                    help="squares across x down (default %(default)s)")
-    p.add_argument("--square-mm", type=float, default=d.square_mm, help="side of a square in mm (default %(default)s)")
-    p.add_argument("--marker-mm", type=float, default=d.marker_mm, help="side of a marker in mm (default %(default)s)")
+    p.add_argument("--square-mm", type=_positive, default=d.square_mm,
+                   help="side of a square in mm (default %(default)s)")
+    p.add_argument("--marker-mm", type=_positive, default=d.marker_mm,
+                   help="side of a marker in mm (default %(default)s)")
     p.add_argument("--dictionary", default=d.dictionary, help="ArUco dictionary (default %(default)s)")
 
 
@@ -63,7 +81,10 @@ def cmd_board(args: argparse.Namespace) -> int:
     """Write the printable sheet and its JSON."""
     spec = board_spec(args)
     page = sheet(spec, args.paper)
-    meta = page.save(args.out, spec)
+    try:
+        meta = page.save(args.out, spec)
+    except OSError as e:
+        raise ImageError(f"{args.out}: cannot write it ({e.strerror or e})") from None
     print(f"wrote {args.out} ({args.paper} landscape, {page.dpi:.2f} dpi) and {meta}: {spec.describe()}")
     print(f"print it at 100 % (actual size) and check that one square measures {spec.square_mm:g} mm")
     return 0
@@ -158,10 +179,13 @@ def cmd_markers(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in (".pdf", ".png"):
         raise ImageError(f"{out}: the page can be written as .pdf or .png")
     image = Image.fromarray(page)
-    if out.suffix.lower() == ".pdf":
-        image.save(out, "PDF", resolution=dpi)
-    else:
-        image.save(out, "PNG", dpi=(dpi, dpi))
+    try:
+        if out.suffix.lower() == ".pdf":
+            image.save(out, "PDF", resolution=dpi)
+        else:
+            image.save(out, "PNG", dpi=(dpi, dpi))
+    except OSError as e:
+        raise ImageError(f"{out}: cannot write it ({e.strerror or e})") from None
     print(f"wrote {out}: four {table_cal.WITNESS_DICTIONARY} markers of {table_cal.WITNESS_MM:g} mm; cut them out, "
           "stick them near the table's corners, in view, then run `calibrate table` with the sheet and them in view")
     return EXIT_OK
@@ -204,7 +228,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     moved = table_cal.movement(profile, image, spec) if profile.table else None
     code = EXIT_NO if moved is not None and moved.moved else EXIT_OK
     overlay = check_view.overlay(profile, image, moved, spec)
-    if args.out and not cv2.imwrite(args.out, overlay):
+    if args.out and not _imwrite(args.out, overlay):
         raise ImageError(f"cannot write {args.out}: use a .png or .jpg path in a folder that exists")
     if args.json:
         result = {n: getattr(profile, n).measured if getattr(profile, n) else None
@@ -248,7 +272,7 @@ def register(cli) -> None:
                     cmd_table, parent=group)
     p.add_argument("image", nargs="?", metavar="IMAGE", help="photo of the sheet on the table")
     p.add_argument("--live", action="store_true", help="take the photo with the camera")
-    p.add_argument("--px-per-mm", type=float, help="scale of the rectified view (default: the photo's own)")
+    p.add_argument("--px-per-mm", type=_positive, help="scale of the rectified view (default: the photo's own)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_board_options(p)
     add_profile_option(p)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import queue
 import shutil
 import time
@@ -25,7 +26,17 @@ def register(cli) -> None:
     p.add_argument("--buttons", metavar="NEXT,BACK,MENU", nargs="?", const="",
                    help="watch the buttons (BCM pins; default 17,27,22)")
     p.add_argument("--voice", action="store_true", help="say a sentence through espeak-ng")
-    p.add_argument("--seconds", type=float, default=20.0, help="how long to watch the buttons (default 20)")
+    p.add_argument("--seconds", type=_seconds, default=20.0, help="how long to watch the buttons (default 20)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"needs seconds, above 0 and up to 3600, not {text!r}")
+    return value
 
 
 def _options(pairs: list[str]) -> dict[str, object]:

@@ -103,6 +103,12 @@ def cmd_demo(args) -> int:
     from tantrix_pi.live.tracker import apply, register
 
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise TantrixError(f"--out {out}: not a folder (the demo writes frames, GIF and events into a folder)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TantrixError(f"--out {out}: cannot make the folder ({e.strerror})") from None
     loop, demo, elapsed = run_demo(out)
     stored = [m.placement for m in loop.store.moves(loop.game)]
     s = loop.stats

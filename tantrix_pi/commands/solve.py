@@ -6,7 +6,7 @@ import argparse
 import json
 import time
 
-from tantrix_pi.board import Board, BoardError
+from tantrix_pi.board import Board
 from tantrix_pi.commands.board import text_view
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.puzzles import puzzle
@@ -58,12 +58,9 @@ def _title(goal) -> str:
 
 
 def _draw(board: Board, path: str, mark=None) -> None:
-    from tantrix_pi.render import Highlights, render
+    from tantrix_pi.render import Highlights, render, save
 
-    try:
-        render(board, Highlights(last=mark)).save(path)
-    except (OSError, ValueError) as e:
-        raise BoardError(f"{path}: cannot write the picture ({e})") from None
+    save(render(board, Highlights(last=mark)), path)
 
 
 def solve_command(args) -> int:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell
@@ -19,14 +17,14 @@ class Unsure(TantrixError):
 
 def register(cli) -> None:
     p = cli.command("detect", "Read the board in a photo of the table (tiles, turns, confidence).",
-                    _quiet_pipe(run_detect))
+                    run_detect)
     _photo_args(p)
     p = cli.command("check", "Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3).",
-                    _quiet_pipe(run_check))
+                    run_check)
     _photo_args(p)
     p.add_argument("--puzzle", required=True, metavar="SPEC", help="discovery:N, rainbow:COLOUR or solitaire")
     p = cli.command("score", "End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3).",
-                    _quiet_pipe(run_score))
+                    run_score)
     _photo_args(p)
     p.add_argument("--players", metavar="COLOURS", help="the players' colours, e.g. red,blue (default: all four)")
 
@@ -69,18 +67,6 @@ def _write_overlay(args, image, det, notes=(), paths=()) -> None:
 
 def _where(cell: Cell, px) -> str:
     return f"({cell[0]},{cell[1]}) at pixel ({px[0]:.0f},{px[1]:.0f})"
-
-
-def _quiet_pipe(handler):
-    """Run a handler whose output may go to a pipe closed early (`| head`): no traceback then."""
-    def run(args) -> int:
-        try:
-            return handler(args)
-        except BrokenPipeError:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout again at exit
-            return EXIT_OK
-    run.__doc__ = handler.__doc__
-    return run
 
 
 def run_detect(args) -> int:

@@ -1,0 +1,137 @@
+"""Hostile input to every sub-command: one line on stderr naming the problem, exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from tantrix_pi.cli import main
+
+
+def _board(tiles) -> str:
+    return json.dumps({"format": "tantrix-board/1", "tiles": tiles})
+
+
+FILES = {
+    "empty.json": b"",
+    "binary.json": bytes(range(256)),
+    "list.json": b"[1, 2]",
+    "string-number.json": _board([{"tile": "5", "q": 0, "r": 0, "rot": 0}]).encode(),
+    "huge-tile.json": _board([{"tile": 10**30, "q": 0, "r": 0, "rot": 0}]).encode(),
+    "negative-tile.json": _board([{"tile": -3, "q": 0, "r": 0, "rot": 0}]).encode(),
+    "null-tile.json": _board([{"tile": None, "q": 0, "r": 0, "rot": 0}]).encode(),
+    "far-cell.json": _board([{"tile": 1, "q": 0, "r": 0, "rot": 0},
+                             {"tile": 2, "q": 0, "r": 10**6, "rot": 0}]).encode(),
+    "nan-cell.json": b'{"format": "tantrix-board/1", "tiles": [{"tile": 1, "q": NaN, "r": 0, "rot": 0}]}',
+    "good.json": _board([{"tile": 1, "q": 0, "r": 0, "rot": 0}]).encode(),
+    "text.png": b"hello, not a picture",
+    "syntax.toml": b"[camera\nx = 1\n",
+    "typo.toml": b"[camrea]\nsource = 'folder'\n",
+    "wrong-type.toml": b"[camera]\nfps = 'fast'\n",
+    "out-of-range.toml": b"[mode]\ndiscovery = 31\n",
+}
+
+# (argv with {d} for the folder of test files, expected exit code, words the one stderr line must hold)
+CASES = [
+    (["board", "show", "{d}/missing.json"], 2, "missing.json: no such file"),
+    (["board", "show", "{d}/folder"], 2, "folder: cannot read it"),
+    (["board", "show", "{d}/empty.json"], 2, "empty.json: not JSON"),
+    (["board", "check", "{d}/binary.json"], 2, "binary.json: not a text file"),
+    (["board", "score", "{d}/list.json"], 2, "must hold a JSON object"),
+    (["board", "show", "{d}/string-number.json"], 2, "tile must be a whole number, not '5'"),
+    (["board", "show", "{d}/huge-tile.json"], 2, "tiles are numbered 1..56"),
+    (["board", "check", "{d}/negative-tile.json"], 2, "unknown tile -3"),
+    (["board", "score", "{d}/null-tile.json"], 2, "not None"),
+    (["board", "show", "{d}/far-cell.json"], 2, "r = 1000000 is off the table"),
+    (["board", "show", "{d}/nan-cell.json"], 2, "q must be a whole number, not nan"),
+    (["board", "show", "{d}/good.json", "--png", "{d}/good.json/x.png"], 2, "cannot write the picture"),
+    (["board", "show", "{d}/good.json", "--png", "{d}/folder"], 2, "folder: cannot write the picture"),
+    (["board", "show", "{d}/good.json", "--scale", "-1"], 2, "--scale"),
+    (["puzzle", "check", "{d}/good.json", "--puzzle", "discovery:99"], 2, "from 3 to 30"),
+    (["puzzle", "check", "{d}/good.json", "--puzzle", "rainbow:pink"], 2, "unknown puzzle 'rainbow:pink'"),
+    (["puzzle", "solve", "--puzzle", "discovery:3", "--timeout", "-1"], 2, "--timeout"),
+    (["puzzle", "solve", "--puzzle", "discovery:3", "--png", "{d}/good.json/x.png"], 2, "cannot write the picture"),
+    (["puzzle", "hint", "{d}/text.png", "--puzzle", "discovery:3"], 2, "text.png: not an image"),
+    (["puzzle", "hint", "{d}/tiny.png", "--puzzle", "discovery:3"], 2, "too small"),
+    (["game", "replay", "{d}/empty.json"], 2, "empty.json: not JSON"),
+    (["game", "replay", "{d}/good.json"], 2, "expected 'tantrix-game/1'"),
+    (["game", "replay", "{d}/folder"], 2, "cannot read it"),
+    (["game", "export", "--state-dir", "{d}/corrupt"], 2, "state database is damaged"),
+    (["game", "export", "--config", "{d}/syntax.toml"], 2, "not valid TOML"),
+    (["game", "export", "--config", "{d}/typo.toml"], 2, "did you mean 'camera'"),
+    (["run", "--config", "{d}/wrong-type.toml"], 2, "camera.fps = 'fast' is wrong"),
+    (["run", "--config", "{d}/out-of-range.toml"], 2, "mode.discovery = 31"),
+    (["run", "--config", "{d}/missing.toml"], 2, "no such config file"),
+    (["run", "--config", "{d}/folder"], 2, "cannot read the config file"),
+    (["detect", "{d}/missing.png"], 2, "missing.png: no such file"),
+    (["detect", "{d}/folder"], 2, "is a directory"),
+    (["detect", "{d}/empty.json"], 2, "empty file"),
+    (["detect", "{d}/text.png"], 2, "not an image"),
+    (["detect", "{d}/truncated.jpg"], 2, "truncated"),
+    (["detect", "{d}/tiny.png"], 2, "1x1 is too small"),
+    (["check", "{d}/tiny.png"], 2, "required: --puzzle"),
+    (["check", "{d}/tiny.png", "--puzzle", "rainbow:pink"], 2, "unknown puzzle"),
+    (["score", "{d}/tiny.png", "--players", "purple"], 2, "'purple' is not a colour"),
+    (["demo", "--out", "{d}/good.json"], 2, "not a folder"),
+    (["calibrate", "board", "--out", "{d}/good.json/x.png"], 2, "cannot write it"),
+    (["calibrate", "markers", "--out", "{d}/good.json/x.png"], 2, "cannot write it"),
+    (["calibrate", "camera", "{d}/truncated.jpg"], 2, "truncated"),
+    (["calibrate", "camera", "--live", "-3"], 2, "--live"),
+    (["calibrate", "table", "{d}/text.png"], 2, "not an image"),
+    (["calibrate", "table", "{d}/tiny.png", "--px-per-mm", "-1"], 2, "--px-per-mm"),
+    (["calibrate", "colour", "{d}/missing.png"], 2, "no such file"),
+    (["devices", "check", "--seconds", "-1"], 2, "--seconds"),
+    (["devices", "check", "--display", "purple"], 2, "not supported"),
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("hostile")
+    for name, data in FILES.items():
+        (d / name).write_bytes(data)
+    (d / "folder").mkdir()
+    (d / "corrupt").mkdir()
+    (d / "corrupt" / "state.db").write_bytes(b"not a database at all " * 200)
+    cv2.imwrite(str(d / "tiny.png"), np.zeros((1, 1, 3), np.uint8))
+    noise = np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", noise)
+    (d / "truncated.jpg").write_bytes(jpeg.tobytes()[: len(jpeg) // 2])
+    return d
+
+
+@pytest.mark.parametrize(("argv", "code", "words"), CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_bad_input_is_one_line_and_exit_code(files, argv, code, words, capsys, monkeypatch):
+    monkeypatch.setenv("STATE_DIRECTORY", str(files / "state"))
+    assert main([a.format(d=files) for a in argv]) == code
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert "Traceback" not in err
+    assert len(lines) == 1, err
+    assert words in lines[0]
+
+
+def test_corrupt_state_database_is_kept(files, capsys):
+    before = (files / "corrupt" / "state.db").read_bytes()
+    main(["game", "export", "--state-dir", str(files / "corrupt")])
+    assert (files / "corrupt" / "state.db").read_bytes() == before
+
+
+class ClosedPipe:
+    """A stdout whose reader has gone away, like `tantrix-pi ... | head -1` after its line."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_output_into_a_closed_pipe_stops_quietly(files, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["board", "score", str(files / "good.json")]) == 0
+    assert capsys.readouterr().err == ""
