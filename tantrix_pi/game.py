@@ -164,10 +164,6 @@ class Game:
         return len(self.board) >= bag_empty_at(len(self.players))
 
     @property
-    def hands_known(self) -> bool:
-        return self.hands is not None
-
-    @property
     def moves(self) -> list[Move]:
         """The accepted placements in order."""
         return [e for e in self.events if isinstance(e, Move)]

@@ -324,11 +324,6 @@ def why_illegal(board: Board, placement: Placement, bag_empty: bool = False) -> 
     return out
 
 
-def is_legal(board: Board, placement: Placement, bag_empty: bool = False) -> bool:
-    """True when why_illegal finds nothing."""
-    return not why_illegal(board, placement, bag_empty)
-
-
 def iter_legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = False) -> Iterator[Placement]:
     """The legal placements of any of `tiles` (those not already on the board), cell by cell."""
     tiles = set(tiles) - board.tiles

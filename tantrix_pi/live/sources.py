@@ -51,7 +51,7 @@ class FrameSource:
         self.open()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *_) -> None:
         self.close()
 
 

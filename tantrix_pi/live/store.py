@@ -129,10 +129,6 @@ class Store:
             cur = self.db.execute("INSERT INTO games (started, setup) VALUES (?, ?)", (time.time(), json.dumps(setup)))
         return cur.lastrowid
 
-    def end_game(self, game: int) -> None:
-        with self._tx():
-            self.db.execute("UPDATE games SET ended=? WHERE id=?", (time.time(), game))
-
     def last_game(self) -> tuple[int, dict] | None:
         """(id, setup) of the most recent game, running or ended."""
         row = self.db.execute("SELECT id, setup FROM games ORDER BY id DESC LIMIT 1").fetchone()
@@ -191,5 +187,5 @@ class _Transaction:
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type, *_) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
