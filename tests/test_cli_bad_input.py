@@ -81,8 +81,10 @@ CASES = [
     (["calibrate", "markers", "--out", "{d}/good.json/x.png"], 2, "cannot write it"),
     (["calibrate", "camera", "{d}/truncated.jpg"], 2, "truncated"),
     (["calibrate", "camera", "--live", "-3"], 2, "--live"),
+    (["calibrate", "camera", "{d}/noise.png", "--calibration", "{d}/p.toml"], 2, "noise.png: board not found"),
     (["calibrate", "table", "{d}/text.png"], 2, "not an image"),
     (["calibrate", "table", "{d}/tiny.png", "--px-per-mm", "-1"], 2, "--px-per-mm"),
+    (["calibrate", "table", "{d}/noise.png"], 2, "the sheet is not seen well enough"),
     (["calibrate", "colour", "{d}/missing.png"], 2, "no such file"),
     (["devices", "check", "--seconds", "-1"], 2, "--seconds"),
     (["devices", "check", "--display", "purple"], 2, "not supported"),
@@ -99,6 +101,7 @@ def files(tmp_path_factory):
     (d / "corrupt" / "state.db").write_bytes(b"not a database at all " * 200)
     cv2.imwrite(str(d / "tiny.png"), np.zeros((1, 1, 3), np.uint8))
     noise = np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    cv2.imwrite(str(d / "noise.png"), noise)
     ok, jpeg = cv2.imencode(".jpg", noise)
     (d / "truncated.jpg").write_bytes(jpeg.tobytes()[: len(jpeg) // 2])
     return d

@@ -106,10 +106,8 @@ def cmd_camera(args: argparse.Namespace) -> int:
             raise camera_cal.CalibrationError("give the photos of the board (IMAGES...) or --live N")
         images = ((path, read_image(path)) for path in args.images)
     views, rejected, size = camera_cal.collect(images, spec)
-    for r in rejected:
-        print(f"rejected {r.name}: {r.reason}", file=sys.stderr)
     result = camera_cal.calibrate(views, size, rejected, fix_k3=not args.k3)
-    for r in result.rejected[len(rejected):]:
+    for r in result.rejected:  # after a success only: a failure's one line already names them
         print(f"rejected {r.name}: {r.reason}", file=sys.stderr)
     path = profile.with_section(camera=result.model()).save(args.calibration or profile.path)
     if args.json:
@@ -147,10 +145,10 @@ def cmd_table(args: argparse.Namespace) -> int:
     spec = board_spec(args)
     profile = Profile.load_or_new(args.calibration)
     image = one_photo(args)
-    if profile.camera is None:
+    plane = table_cal.measure(image, spec, profile.camera, args.px_per_mm)
+    if profile.camera is None:  # after measuring, so that a failure stays one line
         print("note: the camera is not calibrated, so the table plane ignores lens distortion "
               "(run `tantrix-pi calibrate camera` first for a straight view)", file=sys.stderr)
-    plane = table_cal.measure(image, spec, profile.camera, args.px_per_mm)
     profile = profile.with_section(table=plane)
     fit = table_cal.movement(profile, image, spec)
     path = profile.save(args.calibration or profile.path)
