@@ -30,6 +30,8 @@ class Found:
     parts: list[segment.Part]
     tile_px: float
     theta: float
+    cost: float
+    """Share of the lattice's cells neither clearly full nor clearly empty (0 is a perfect fit)."""
 
 
 @dataclass
@@ -82,16 +84,26 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
     return best
 
 
-SMALL_TILE = 25.0
-"""Tiles narrower than this (px, working image) are found again at twice the resolution."""
+SMALL_TILE = 28.0
+"""Tiles narrower than this (px, working image) are found again at twice the resolution: the median filter and
+opening of the dark mask erase the thin black between bands of tiles much smaller than this."""
+POOR_FIT = 0.2
+"""A lattice leaving this share of cells ambiguous is likely not the tiles at all: try twice the resolution."""
 
 
 def find_tiles(image: np.ndarray) -> Found | None:
     """Stage 2: the tiles on a downscaled copy, or on a finer one when the tiles come out small there."""
     found = _find_tiles(image, segment.WORK_SIDE)
-    if found is not None and found.tile_px < SMALL_TILE and found.scale < 1.0:
+    if found is None or found.scale >= 1.0:
+        return found
+    if found.tile_px < SMALL_TILE:
         finer = _find_tiles(image, 2 * segment.WORK_SIDE, retry=False)
-        if finer is not None:
+        return finer if finer is not None else found
+    if found.cost > POOR_FIT:
+        # Tiles a dozen pixels wide lose their black between the bands when halved: a poor fit may be
+        # small tiles merged into one blob, which the finer copy separates.
+        finer = _find_tiles(image, 2 * segment.WORK_SIDE)
+        if finer is not None and finer.tile_px < SMALL_TILE * 2 and finer.cost < found.cost:
             return finer
     return found
 
@@ -117,13 +129,13 @@ def _find_tiles(image: np.ndarray, side: int, retry: bool = True) -> Found | Non
                 best = trial
     if best is None:
         return None
-    _, tile_px, theta, mask, labels, found = best
+    cost, tile_px, theta, mask, labels, found = best
     if segment.closing_size(band, tile_px) > k:
         mask = segment.close_bands(dark, segment.closing_size(band, tile_px))
         labels, found = segment.parts(mask, 0.35 * tile_px * tile_px)
     else:
         found = [p for p in found if p.area >= 0.35 * tile_px * tile_px]
-    return Found(small, scale, mask, labels, found, tile_px, theta)
+    return Found(small, scale, mask, labels, found, tile_px, theta, cost)
 
 
 def fit_lattices(found: Found) -> list[Group]:
