@@ -79,11 +79,35 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
         # perfectly): among nearly equal fits the widest wins.
         near = [(w, c) for w, c in zip(widths, costs, strict=True) if c <= min(costs) + WIDTH_TOLERANCE]
         w, cost = max(near)
+        if cost > GOOD_FIT:
+            w, cost = _refined_width(crop, xy, ang, theta, box, origin, w, cost, widths)
         if best is None or cost < best[0]:
             best = (cost, w, theta, mask, labels, found)
     return best
 
 
+def _refined_width(crop, xy, ang, theta, box, origin, w, cost, widths) -> tuple[float, float]:
+    """(width, cost): a much wider candidate replaces the chosen width when, both refined fully, it explains a
+    big group's outline better.
+
+    A similarity lattice of the right width drifts off a board seen tilted or through a wide lens, and then a
+    finer lattice (more cells, the drift shared out among them) looks better; refined with affine and
+    projective freedom, the right width explains the outline far better than any finer one. A small group
+    is left alone: a few cells refined that freely fit almost any width.
+    """
+    wider = [c for c in widths if c > WIDER * w and crop.sum() >= REFINE_MIN_TILES * 0.87 * c * c][:2]
+    if not wider:
+        return w, cost
+    own = lattice.fitted_cost(crop, lattice.fit(crop, xy, ang, theta, w, box, origin), box)
+    refined = [(lattice.fitted_cost(crop, lattice.fit(crop, xy, ang, theta, c, box, origin), box), c) for c in wider]
+    best_cost, best_w = min(refined)
+    return (best_w, best_cost) if best_cost < own else (w, cost)
+
+
+REFINE_MIN_TILES = 8
+"""A group must hold at least this many tiles of the wider width before that width is refined."""
+WIDER = 1.3
+"""Candidate widths at least this much wider than the chosen one are refined too when the fit is poor."""
 SMALL_TILE = 28.0
 """Tiles narrower than this (px, working image) are found again at twice the resolution: the median filter and
 opening of the dark mask erase the thin black between bands of tiles much smaller than this."""
