@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from vision import detect
+from vision.evaluate import score
 from vision.synth import random_board, render
 
 
@@ -37,3 +38,17 @@ def test_a_big_board_tilted_through_a_wide_lens_gets_its_true_tile_width():
     det = detect(image)
     assert det.board.same_as(board), (len(det.tiles), [u.reason for u in det.unreadable][:3])
     assert abs(det.tile_px / truth["tile_size_px"]["across_flats_median"] - 1) < 0.1
+
+
+def test_a_board_split_by_an_arm_is_joined_and_its_far_part_doubted():
+    # The arm splits the tile mask: the far tiles lie on the board's own lattice, one cell on, and belong to
+    # the board (not loose), doubted since an unread cell lies between.
+    board = random_board(np.random.default_rng(55), 24)
+    image, truth = render(board, seed=55, size=(1640, 1232), tile_px=80.0, yaw_deg=550.0, occluder="hand",
+                          light_k=4500.0)
+    det = detect(image)
+    got = score(det, truth)
+    assert got.number >= 8 and not got.confident_wrong, got
+    main, *islands = det.board.groups()
+    assert islands
+    assert all(t.confidence <= 0.5 for t in det.tiles if t.placement.cell not in main)

@@ -6,6 +6,7 @@ Tiles are found on a downscaled copy; colours are sampled from the full-resoluti
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Placement
-from tantrix_pi.grid import corners, neighbour, opposite
+from tantrix_pi.grid import DIRECTIONS, centre, corners, distance, neighbour, opposite, turn
 from tantrix_pi.tiles import COLOURS
 from vision import colour, decode, edges, lattice, segment
 from vision.detection import CONFIDENT, Detection, SeenTile, Unread
@@ -334,6 +335,7 @@ def _detect(image: np.ndarray) -> Detection:
 
     t = time.perf_counter()
     board_group = _board_group(cands, readings, len(groups), image.shape)
+    _join_split_board(groups, cands, readings, board_group)
     skip: set[int] = set()
     if _doubt_unmatched(cands, readings, board_group):
         on = [i for i, c in enumerate(cands) if c.group == board_group and readings[i] is not None]
@@ -409,6 +411,62 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
         if board_doubtful or (oks and 2 * sum(oks) < len(oks) and readings[i].confidence < CLEAR):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
     return board_doubtful
+
+
+JOIN_OFF = 0.2
+"""Largest distance (in tile circumradii) of a group's cell nearest the board from the board's lattice for it to
+join."""
+JOIN_TURN = math.radians(8)
+JOIN_GAP = 2
+"""A group joins the board only across a gap of at most one cell (glare or a hand's shadow splitting it)."""
+
+
+def _join_split_board(groups: list[Group], cands: list[Candidate], readings: list, board: int) -> None:
+    """Move the cells of groups that lie on the board's own lattice, one cell away, onto the board, in place.
+
+    Glare washing out a row of tiles, or an arm across the board, splits the tile mask in two; the far part
+    is then a group of its own with its own lattice. When that lattice is the board's continued (cells on
+    the board's cell centres, turned by a whole number of sixths), its tiles are board tiles: their cells
+    and turns are carried over into the board's grid. They stay islands, so `_doubt_islands` doubts them.
+    """
+    if board < 0:
+        return
+    inv = np.linalg.inv(groups[board].lattice.H)
+    board_cells = [c.cell for c in cands if c.group == board]
+    if not board_cells:
+        return
+    step = [np.array(centre(d)) for d in DIRECTIONS]
+    for gi, g in enumerate(groups):
+        mine = [i for i, c in enumerate(cands) if c.group == gi]
+        if gi == board or not mine:
+            continue
+        cells = np.array([cands[i].cell for i in mine])
+        grid = lattice.apply(inv, g.lattice.to_image(lattice.centres(cells)))
+        moved = lattice.cells_at(grid)
+        # The board's lattice is trusted only next to the board (a projective fit drifts beyond it): the
+        # group's cell nearest the board anchors it, the group's own lattice places the rest.
+        j = int(np.argmin([min(distance(tuple(m), b) for b in board_cells) for m in moved]))
+        if np.linalg.norm(grid[j] - lattice.centres(moved[j:j + 1])[0]) > JOIN_OFF:
+            continue
+        # the group's direction 0 seen in the board's grid: which board direction is it?
+        a = lattice.apply(inv, g.lattice.to_image(lattice.centres(np.vstack([cells[j], cells[j] + DIRECTIONS[0]]))))
+        v = a[1] - a[0]
+        turns = [abs(math.remainder(math.atan2(v[1], v[0]) - math.atan2(s[1], s[0]), 2 * math.pi)) for s in step]
+        k = int(np.argmin(turns))
+        if turns[k] > JOIN_TURN:
+            continue
+        anchor, base = tuple(int(x) for x in moved[j]), tuple(int(x) for x in cells[j])
+        new = [tuple(a + b for a, b in zip(anchor, turn((c[0] - base[0], c[1] - base[1]), k), strict=True))
+               for c in (tuple(int(x) for x in c) for c in cells)]
+        taken = set(board_cells)
+        if taken & set(new) or min(distance(a, b) for a in new for b in board_cells) > JOIN_GAP:
+            continue
+        for i, cell in zip(mine, new, strict=True):
+            cands[i] = replace(cands[i], group=board, cell=cell)
+            r = readings[i]
+            if r is not None:
+                readings[i] = replace(r, rot=(r.rot + k) % 6, colours=r.colours[6 - k:] + r.colours[:6 - k])
+        board_cells += new
 
 
 def _doubt_islands(det: Detection) -> None:
