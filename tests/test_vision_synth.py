@@ -52,3 +52,16 @@ def test_a_board_split_by_an_arm_is_joined_and_its_far_part_doubted():
     main, *islands = det.board.groups()
     assert islands
     assert all(t.confidence <= 0.5 for t in det.tiles if t.placement.cell not in main)
+
+
+def test_a_lone_tile_near_the_camera_does_not_set_the_boards_tile_width():
+    # Tilted 20 degrees: a loose tile on the near side looks 10 % wider than the board's tiles and, a lone
+    # hexagon fitting its own width perfectly, it set the width; the board's lattice then fitted nothing.
+    board = random_board(np.random.default_rng(2), 9)
+    image, truth = render(board, seed=2, size=(1920, 1080), tile_px=64.0, yaw_deg=68.0, tilt_deg=20.0,
+                          tilt_azimuth_deg=114.0, light_k=6300.0, table="wood", glare=0.97,
+                          loose=(13, 12), center=(960.0, 950.0), k1=-0.09)
+    det = detect(image)
+    got = score(det, truth)
+    assert got.number >= 7 and not got.confident_wrong, got
+    assert abs(det.tile_px / truth["tile_size_px"]["across_flats_median"] - 1) < 0.06
