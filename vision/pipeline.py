@@ -65,8 +65,6 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
     # Each big group proposes widths from its edge period; the group whose outline fits a hex lattice best
     # sets the width (a row of loose tiles at odd angles fits none well); every group then refines it.
     for p in found[:3]:
-        if best is not None and p.area < LONE_TILE_AREA * best[1] ** 2:
-            continue  # a lone tile fits any width; seen through a tilted camera its size is not the board's
         crop, x0, y0 = _crop((labels == p.label).astype(np.uint8), p.bbox, 4)
         xy, ang, wt = segment.boundary(crop)
         if len(xy) < 12:
@@ -84,7 +82,9 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
         w, cost = max(near)
         if cost > GOOD_FIT:
             w, cost = _refined_width(crop, xy, ang, theta, box, origin, w, cost, widths)
-        if best is None or cost < best[0]:
+        # A lone tile fits any width: seen through a tilted camera its size may not be the board's.
+        lone = best is not None and p.area < LONE_TILE_AREA * best[1] ** 2 and abs(w / best[1] - 1) > LONE_SPREAD
+        if (best is None or cost < best[0]) and not lone:
             best = (cost, w, theta, mask, labels, found)
     return best
 
@@ -109,7 +109,10 @@ def _refined_width(crop, xy, ang, theta, box, origin, w, cost, widths) -> tuple[
 
 LONE_TILE_AREA = 1.3
 """A group smaller than this times the squared tile width (a hexagon is 0.87 of it: about one and a half tiles)
-is a lone tile: it sets the width only when no bigger group was measured (a lone hexagon fits any width)."""
+is a lone tile. A lone hexagon fits any width perfectly: it refines the width a bigger group measured (more
+precisely than a board's outline does) but never replaces it by one LONE_SPREAD or more away."""
+LONE_SPREAD = 0.08
+"""The widths the lattice search tries around the measured one (0.92, 1, 1.08 of it) cover this much."""
 REFINE_MIN_TILES = 8
 """A group must hold at least this many tiles of the wider width before that width is refined."""
 WIDER = 1.3
