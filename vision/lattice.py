@@ -294,6 +294,11 @@ def _cost(mask: np.ndarray, H: np.ndarray, bbox) -> tuple[float, set[Cell]]:
     return float(np.minimum(f, 1 - f).sum() / full), {c for c, v in zip(cells, f, strict=True) if v >= 0.5}
 
 
+def fitted_cost(mask: np.ndarray, lat: Lattice | None, bbox: tuple[int, int, int, int]) -> float:
+    """How far the cells of a fitted lattice are from clearly full or empty (per full cell; inf for none)."""
+    return math.inf if lat is None else _cost(mask, lat.H, bbox)[0]
+
+
 def fit(mask: np.ndarray, xy: np.ndarray, angles: np.ndarray, theta: float, tile_px: float,
         bbox: tuple[int, int, int, int], origin: tuple[float, float]) -> Lattice | None:
     """The lattice of the tiles in `mask` (one connected group, outline points xy), or None when none fits.

@@ -6,6 +6,7 @@ Tiles are found on a downscaled copy; colours are sampled from the full-resoluti
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Placement
-from tantrix_pi.grid import corners, neighbour, opposite
+from tantrix_pi.grid import DIRECTIONS, centre, corners, distance, neighbour, opposite, turn
 from tantrix_pi.tiles import COLOURS
 from vision import colour, decode, edges, lattice, segment
 from vision.detection import CONFIDENT, Detection, SeenTile, Unread
@@ -30,6 +31,8 @@ class Found:
     parts: list[segment.Part]
     tile_px: float
     theta: float
+    cost: float
+    """Share of the lattice's cells neither clearly full nor clearly empty (0 is a perfect fit)."""
 
 
 @dataclass
@@ -77,21 +80,63 @@ def _size_from(dark: np.ndarray, k: int, band: float) -> tuple | None:
         # perfectly): among nearly equal fits the widest wins.
         near = [(w, c) for w, c in zip(widths, costs, strict=True) if c <= min(costs) + WIDTH_TOLERANCE]
         w, cost = max(near)
-        if best is None or cost < best[0]:
+        if cost > GOOD_FIT:
+            w, cost = _refined_width(crop, xy, ang, theta, box, origin, w, cost, widths)
+        # A lone tile fits any width: seen through a tilted camera its size may not be the board's.
+        lone = best is not None and p.area < LONE_TILE_AREA * best[1] ** 2 and abs(w / best[1] - 1) > LONE_SPREAD
+        if (best is None or cost < best[0]) and not lone:
             best = (cost, w, theta, mask, labels, found)
     return best
 
 
-SMALL_TILE = 25.0
-"""Tiles narrower than this (px, working image) are found again at twice the resolution."""
+def _refined_width(crop, xy, ang, theta, box, origin, w, cost, widths) -> tuple[float, float]:
+    """(width, cost): a much wider candidate replaces the chosen width when, both refined fully, it explains a
+    big group's outline better.
+
+    A similarity lattice of the right width drifts off a board seen tilted or through a wide lens, and then a
+    finer lattice (more cells, the drift shared out among them) looks better; refined with affine and
+    projective freedom, the right width explains the outline far better than any finer one. A small group
+    is left alone: a few cells refined that freely fit almost any width.
+    """
+    wider = [c for c in widths if c > WIDER * w and crop.sum() >= REFINE_MIN_TILES * 0.87 * c * c][:2]
+    if not wider:
+        return w, cost
+    own = lattice.fitted_cost(crop, lattice.fit(crop, xy, ang, theta, w, box, origin), box)
+    refined = [(lattice.fitted_cost(crop, lattice.fit(crop, xy, ang, theta, c, box, origin), box), c) for c in wider]
+    best_cost, best_w = min(refined)
+    return (best_w, best_cost) if best_cost < own else (w, cost)
+
+
+LONE_TILE_AREA = 1.3
+"""A group smaller than this times the squared tile width (a hexagon is 0.87 of it: about one and a half tiles)
+is a lone tile. A lone hexagon fits any width perfectly: it refines the width a bigger group measured (more
+precisely than a board's outline does) but never replaces it by one LONE_SPREAD or more away."""
+LONE_SPREAD = 0.08
+"""The widths the lattice search tries around the measured one (0.92, 1, 1.08 of it) cover this much."""
+REFINE_MIN_TILES = 8
+"""A group must hold at least this many tiles of the wider width before that width is refined."""
+WIDER = 1.3
+"""Candidate widths at least this much wider than the chosen one are refined too when the fit is poor."""
+SMALL_TILE = 28.0
+"""Tiles narrower than this (px, working image) are found again at twice the resolution: the median filter and
+opening of the dark mask erase the thin black between bands of tiles much smaller than this."""
+POOR_FIT = 0.2
+"""A lattice leaving this share of cells ambiguous is likely not the tiles at all: try twice the resolution."""
 
 
 def find_tiles(image: np.ndarray) -> Found | None:
     """Stage 2: the tiles on a downscaled copy, or on a finer one when the tiles come out small there."""
     found = _find_tiles(image, segment.WORK_SIDE)
-    if found is not None and found.tile_px < SMALL_TILE and found.scale < 1.0:
+    if found is None or found.scale >= 1.0:
+        return found
+    if found.tile_px < SMALL_TILE:
         finer = _find_tiles(image, 2 * segment.WORK_SIDE, retry=False)
-        if finer is not None:
+        return finer if finer is not None else found
+    if found.cost > POOR_FIT:
+        # Tiles a dozen pixels wide lose their black between the bands when halved: a poor fit may be
+        # small tiles merged into one blob, which the finer copy separates.
+        finer = _find_tiles(image, 2 * segment.WORK_SIDE)
+        if finer is not None and finer.tile_px < SMALL_TILE * 2 and finer.cost < found.cost:
             return finer
     return found
 
@@ -117,13 +162,13 @@ def _find_tiles(image: np.ndarray, side: int, retry: bool = True) -> Found | Non
                 best = trial
     if best is None:
         return None
-    _, tile_px, theta, mask, labels, found = best
+    cost, tile_px, theta, mask, labels, found = best
     if segment.closing_size(band, tile_px) > k:
         mask = segment.close_bands(dark, segment.closing_size(band, tile_px))
         labels, found = segment.parts(mask, 0.35 * tile_px * tile_px)
     else:
         found = [p for p in found if p.area >= 0.35 * tile_px * tile_px]
-    return Found(small, scale, mask, labels, found, tile_px, theta)
+    return Found(small, scale, mask, labels, found, tile_px, theta, cost)
 
 
 def fit_lattices(found: Found) -> list[Group]:
@@ -298,6 +343,7 @@ def _detect(image: np.ndarray) -> Detection:
 
     t = time.perf_counter()
     board_group = _board_group(cands, readings, len(groups), image.shape)
+    _join_split_board(groups, cands, readings, board_group)
     skip: set[int] = set()
     if _doubt_unmatched(cands, readings, board_group):
         on = [i for i, c in enumerate(cands) if c.group == board_group and readings[i] is not None]
@@ -373,6 +419,62 @@ def _doubt_unmatched(cands: list[Candidate], readings: list, board_group: int) -
         if board_doubtful or (oks and 2 * sum(oks) < len(oks) and readings[i].confidence < CLEAR):
             readings[i] = replace(readings[i], confidence=min(readings[i].confidence, DOUBT))
     return board_doubtful
+
+
+JOIN_OFF = 0.2
+"""Largest distance (in tile circumradii) of a group's cell nearest the board from the board's lattice for it to
+join."""
+JOIN_TURN = math.radians(8)
+JOIN_GAP = 2
+"""A group joins the board only across a gap of at most one cell (glare or a hand's shadow splitting it)."""
+
+
+def _join_split_board(groups: list[Group], cands: list[Candidate], readings: list, board: int) -> None:
+    """Move the cells of groups that lie on the board's own lattice, one cell away, onto the board, in place.
+
+    Glare washing out a row of tiles, or an arm across the board, splits the tile mask in two; the far part
+    is then a group of its own with its own lattice. When that lattice is the board's continued (cells on
+    the board's cell centres, turned by a whole number of sixths), its tiles are board tiles: their cells
+    and turns are carried over into the board's grid. They stay islands, so `_doubt_islands` doubts them.
+    """
+    if board < 0:
+        return
+    inv = np.linalg.inv(groups[board].lattice.H)
+    board_cells = [c.cell for c in cands if c.group == board]
+    if not board_cells:
+        return
+    step = [np.array(centre(d)) for d in DIRECTIONS]
+    for gi, g in enumerate(groups):
+        mine = [i for i, c in enumerate(cands) if c.group == gi]
+        if gi == board or not mine:
+            continue
+        cells = np.array([cands[i].cell for i in mine])
+        grid = lattice.apply(inv, g.lattice.to_image(lattice.centres(cells)))
+        moved = lattice.cells_at(grid)
+        # The board's lattice is trusted only next to the board (a projective fit drifts beyond it): the
+        # group's cell nearest the board anchors it, the group's own lattice places the rest.
+        j = int(np.argmin([min(distance(tuple(m), b) for b in board_cells) for m in moved]))
+        if np.linalg.norm(grid[j] - lattice.centres(moved[j:j + 1])[0]) > JOIN_OFF:
+            continue
+        # the group's direction 0 seen in the board's grid: which board direction is it?
+        a = lattice.apply(inv, g.lattice.to_image(lattice.centres(np.vstack([cells[j], cells[j] + DIRECTIONS[0]]))))
+        v = a[1] - a[0]
+        turns = [abs(math.remainder(math.atan2(v[1], v[0]) - math.atan2(s[1], s[0]), 2 * math.pi)) for s in step]
+        k = int(np.argmin(turns))
+        if turns[k] > JOIN_TURN:
+            continue
+        anchor, base = tuple(int(x) for x in moved[j]), tuple(int(x) for x in cells[j])
+        new = [tuple(a + b for a, b in zip(anchor, turn((c[0] - base[0], c[1] - base[1]), k), strict=True))
+               for c in (tuple(int(x) for x in c) for c in cells)]
+        taken = set(board_cells)
+        if taken & set(new) or min(distance(a, b) for a in new for b in board_cells) > JOIN_GAP:
+            continue
+        for i, cell in zip(mine, new, strict=True):
+            cands[i] = replace(cands[i], group=board, cell=cell)
+            r = readings[i]
+            if r is not None:
+                readings[i] = replace(r, rot=(r.rot + k) % 6, colours=r.colours[6 - k:] + r.colours[:6 - k])
+        board_cells += new
 
 
 def _doubt_islands(det: Detection) -> None:
