@@ -305,7 +305,7 @@ class LoopSearch:
                 for d in delta:
                     if z + d in domains:
                         todo.add(z + d)
-            if not self._revise(domains, todo):
+            if not self.opts.revise(domains, todo, self._around):
                 return None
             if exact:
                 break
@@ -323,29 +323,8 @@ class LoopSearch:
             return None
         return domains
 
-    def _revise(self, domains: dict[int, int], todo: set[int]) -> bool:
-        """Arc consistency: drop options whose colour no option of a neighbouring cell can match."""
-        delta, supported = self.delta, self.opts.supported
-        todo = list(todo)
-        queued = set(todo)
-        while todo:
-            z = todo.pop()
-            queued.discard(z)
-            mask = domains[z]
-            for d in range(6):
-                other = domains.get(z + delta[d])
-                if other is not None:
-                    mask &= supported(d, other)
-            if mask != domains[z]:
-                if not mask:
-                    return False
-                domains[z] = mask
-                for dd in delta:
-                    nb = z + dd
-                    if nb in domains and nb not in queued:
-                        queued.add(nb)
-                        todo.append(nb)
-        return True
+    def _around(self, z: int) -> list[int]:
+        return [z + dd for dd in self.delta]
 
     # -- once every remaining cell is known: constraint search over those cells ------------------------
     def _has_hole(self, future: Iterable[int]) -> bool:

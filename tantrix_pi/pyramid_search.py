@@ -96,7 +96,9 @@ class PyramidSearch:
         if ends == 2 and self._line_closed():
             return False
         domains = {i: self._domain(i, avail) & self.ends_at_most[i][2 - ends] for i in free}
-        if not self._revise(domains) or not distinct_tiles(list(domains.values())):
+        if not self.opts.revise(domains, list(domains), self.nbrs.__getitem__):
+            return False
+        if not distinct_tiles(list(domains.values())):
             return False
         if ends + sum(not domains[i] & self.ends_at_most[i][0] for i in free) > 2:
             return False
@@ -112,28 +114,6 @@ class PyramidSearch:
             self.assign[i] = -1
             self.comp = comp
         return False
-
-    def _revise(self, domains: dict[int, int]) -> bool:
-        """Arc consistency between empty neighbouring cells; False when a cell is left without options."""
-        supported = self.opts.supported
-        todo = list(domains)
-        queued = set(todo)
-        while todo:
-            i = todo.pop()
-            queued.discard(i)
-            mask = domains[i]
-            for d, j in enumerate(self.nbrs[i]):
-                if j in domains:
-                    mask &= supported(d, domains[j])
-            if mask != domains[i]:
-                domains[i] = mask
-                for j in self.nbrs[i]:
-                    if j in domains and j not in queued:
-                        queued.add(j)
-                        todo.append(j)
-            if not mask:
-                return False
-        return True
 
     def _line_closed(self) -> bool:
         """True when the line's two ends are already joined while some tiles are still off it."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from tantrix_pi.tiles import TILES
 
@@ -72,6 +72,31 @@ class Options:
             if neighbour & back[k]:
                 allowed |= self.face[d][k]
         return allowed
+
+    def revise(self, domains: dict[int, int], todo: Iterable[int], around: Callable[[int], Sequence[int]]) -> bool:
+        """Arc consistency over `domains` (cell -> option set), starting from the cells in `todo`: drop the
+        options whose colour no option of a neighbouring cell can match. `around(z)` lists the six cells
+        next to z in direction order. False when some cell is left without options."""
+        todo = list(todo)
+        queued = set(todo)
+        while todo:
+            z = todo.pop()
+            queued.discard(z)
+            nbrs = around(z)
+            mask = domains[z]
+            for d, nb in enumerate(nbrs):
+                other = domains.get(nb)
+                if other is not None:
+                    mask &= self.supported(d, other)
+            if mask != domains[z]:
+                if not mask:
+                    return False
+                domains[z] = mask
+                for nb in nbrs:
+                    if nb in domains and nb not in queued:
+                        queued.add(nb)
+                        todo.append(nb)
+        return True
 
 
 class Budget:
