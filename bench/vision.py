@@ -131,9 +131,14 @@ def _save(folder: Path, name: str, group: str, image: np.ndarray, truth: dict) -
 
 
 def load_detector(spec: str):
-    """The detect function named 'module:function'."""
+    """The detect function named 'module:function', with OpenCV on one thread; None (said why) if there is none."""
+    cv2.setNumThreads(1)
     module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name or "detect")
+    try:
+        return getattr(importlib.import_module(module), name or "detect")
+    except (ImportError, AttributeError) as e:
+        print(f"no detector {spec!r} to bench: {e}")
+        return None
 
 
 def pct(a: int, b: int) -> str:
@@ -172,11 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.dataset is not None and not (args.dataset / "images").is_dir():
         ap.error(f"{args.dataset}: no images/ folder there")
 
-    cv2.setNumThreads(1)
-    try:
-        detect = load_detector(args.detector)
-    except (ImportError, AttributeError) as e:
-        print(f"no detector {args.detector!r} to bench: {e}")
+    detect = load_detector(args.detector)
+    if detect is None:
         return 1
     profile = None
     if args.calibration is not None:

@@ -87,11 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         ap.error(f"--sizes {args.sizes!r}: give numbers separated by commas")
 
-    cv2.setNumThreads(1)
-    try:
-        detect = load_detector(args.detector)
-    except (ImportError, AttributeError) as e:
-        print(f"no detector {args.detector!r} to bench: {e}")
+    detect = load_detector(args.detector)
+    if detect is None:
         return 1
 
     rng = np.random.default_rng(args.seed)
