@@ -14,6 +14,7 @@ from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import cell_at
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
 from vision import decode, detect, lattice
+from vision.detection import CONFIDENT
 
 LOOSE = (1, 4, 9, 17, 20, 25, 33, 41)
 BOARD = legal_board(12, seed=3, avoid=LOOSE)
@@ -101,6 +102,20 @@ def test_decode_names_each_tile_once_and_doubts_a_contradiction():
     lp[0, 0] = math.log(0.01)
     lp[0, 0, (seen + 1) % 4] = 0.0
     assert decode.decode(lp)[0].confidence < 0.8
+
+
+def test_two_edges_leaning_yellow_over_green_do_not_make_a_confident_twin():
+    # Tiles 13 (BYRRYB) and 26 (BGRRGB) differ only where one shows yellow and the other green. Under a warm
+    # lamp green drifts towards yellow: two edges each favouring yellow by 16 to 1 are not proof enough.
+    lp = np.full((1, 6, 4), math.log(0.01 / 3))
+    for d, c in enumerate(TILES[13].turned(0)):
+        lp[0, d, COLOURS.index(c)] = math.log(0.99)
+        if c == "Y":
+            lp[0, d, COLOURS.index("Y")] = math.log(0.95)
+            lp[0, d, COLOURS.index("G")] = math.log(0.95 / 16)
+    (reading,) = decode.decode(lp)
+    assert (reading.tile, reading.rot) == (13, 0)
+    assert reading.confidence < CONFIDENT
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,7 +15,7 @@ from scipy.optimize import linear_sum_assignment
 
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
 
-MARGIN_SCALE = 3.0
+MARGIN_SCALE = 3.5
 """Log-likelihood margin (nats) that gives confidence 1 - 1/e; 1.6 times it gives the 0.8 of `CONFIDENT`."""
 
 
