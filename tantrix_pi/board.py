@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.grid import Cell, neighbour, neighbours, opposite, turn
@@ -118,6 +119,11 @@ class Board:
     @property
     def cells(self) -> set[Cell]:
         return set(self._cells)
+
+    @property
+    def occupied(self) -> Mapping[Cell, Placement]:
+        """The placements by cell, read-only and without a copy (for the rules' hot paths)."""
+        return MappingProxyType(self._cells)
 
     @property
     def tiles(self) -> set[int]:

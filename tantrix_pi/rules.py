@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from tantrix_pi.board import Board, Placement
@@ -79,12 +80,12 @@ def fits(board: Board, cell: Cell, tiles: Iterable[int] | None = None) -> list[P
     allowed = tiles if isinstance(tiles, set | frozenset) else set(tiles) if tiles is not None \
         else set(ALL_NUMBERS) - board.tiles
     q, r = cell
-    return [Placement(n, q, r, rot) for n, rot in _FIT_INDEX.get(_fit_key(board._cells, cell), ()) if n in allowed]
+    return [Placement(n, q, r, rot) for n, rot in _FIT_INDEX.get(_fit_key(board.occupied, cell), ()) if n in allowed]
 
 
 # -- forced spaces ------------------------------------------------------------------------------------
 def _neighbour_counts(occupied: Iterable[Cell]) -> Counter:
-    occ = occupied if isinstance(occupied, set | frozenset | dict) else set(occupied)
+    occ = occupied if isinstance(occupied, AbstractSet | Mapping) else set(occupied)
     counts: Counter = Counter()
     for c in occ:
         for n in neighbours(c):
@@ -98,7 +99,7 @@ _COUNTS_CACHE: dict[frozenset, Counter] = {}
 
 def _board_counts(board: Board) -> Counter:
     """Occupied-neighbour counts of the empty cells around a board, cached by its set of cells (read-only)."""
-    key = frozenset(board._cells)
+    key = frozenset(board.occupied)
     counts = _COUNTS_CACHE.get(key)
     if counts is None:
         if len(_COUNTS_CACHE) > 64:
@@ -204,7 +205,7 @@ def closure_problems(occupied: set[Cell], counts: dict | None = None,
 _BEFORE_CACHE: dict[frozenset, dict[Cell, ClosureProblem]] = {}
 
 
-def _problems_of(occupied: set[Cell] | dict, counts: dict | None = None) -> dict[Cell, ClosureProblem]:
+def _problems_of(occupied: Mapping | AbstractSet, counts: dict | None = None) -> dict[Cell, ClosureProblem]:
     """closure_problems with a small cache: the board before a placement is asked about many times."""
     key = frozenset(occupied)
     found = _BEFORE_CACHE.get(key)
@@ -217,7 +218,7 @@ def _problems_of(occupied: set[Cell] | dict, counts: dict | None = None) -> dict
 
 def closure_violations(board: Board) -> list[Cell]:
     """Cells the forced-space closure of the board as it stands flags (restrictions 2 and 3 as a whole)."""
-    return sorted(_problems_of(board._cells), key=reading_order)
+    return sorted(_problems_of(board.occupied), key=reading_order)
 
 
 def _describe(p: ClosureProblem, cell: Cell) -> Violation:
@@ -231,7 +232,7 @@ def _describe(p: ClosureProblem, cell: Cell) -> Violation:
                      f"would make {fmt(p.cell)} four-sided", (cell, p.origin, p.cell))
 
 
-def _restriction_23(cell: Cell, occupied: dict | set, counts: dict) -> list[Violation]:
+def _restriction_23(cell: Cell, occupied: Mapping | AbstractSet, counts: dict) -> list[Violation]:
     """Restrictions 2 and 3 for a tile on `cell`: flags of the closure that the board without it lacks."""
     established = [c for c, n in counts.items() if n >= FORCED_NEIGHBOURS and c != cell]
     around = [n for n in neighbours(cell) if n not in occupied]
@@ -320,7 +321,7 @@ def why_illegal(board: Board, placement: Placement, bag_empty: bool = False) -> 
     out += _golden(board, p)
     if not bag_empty and len(board):
         out += _hopeless_after(p, _hopeless_context(board, p.cell))
-        out += _restriction_23(p.cell, board._cells, _board_counts(board))
+        out += _restriction_23(p.cell, board.occupied, _board_counts(board))
     return out
 
 
@@ -338,7 +339,7 @@ def iter_legal_placements(board: Board, tiles: Iterable[int], bag_empty: bool = 
         if not candidates:
             continue
         if not bag_empty:
-            if _restriction_23(cell, board._cells, counts):
+            if _restriction_23(cell, board.occupied, counts):
                 continue
             context = _hopeless_context(board, cell)
             candidates = [p for p in candidates if not _hopeless_after(p, context)]
