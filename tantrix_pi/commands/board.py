@@ -7,7 +7,7 @@ import json
 
 from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
-from tantrix_pi.game import bag_empty_at, colour_code
+from tantrix_pi.game import GameError, bag_empty_at, colour_code
 from tantrix_pi.grid import neighbour
 from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
@@ -148,9 +148,24 @@ def check(args) -> int:
     return EXIT_NO if bad else EXIT_OK
 
 
+def player_colours(text: str | None) -> list[str]:
+    """The players' colour codes from --players 'red,blue' (names or codes, each once); all four when empty."""
+    if not text:
+        return list(COLOURS)
+    out = []
+    for word in text.split(","):
+        try:
+            code = colour_code(word.strip())
+        except GameError:
+            raise GameError(f"--players: {word.strip()!r} is not a colour (red, yellow, green, blue)") from None
+        if code not in out:
+            out.append(code)
+    return out
+
+
 def score(args) -> int:
     board = Board.load(args.file)
-    players = [colour_code(c) for c in args.players.split(",")] if args.players else list(COLOURS)
+    players = player_colours(args.players)
     table = scores(board, COLOURS)
     best = max(table[p].score for p in players)
     winners = [p for p in players if table[p].score == best]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+from tantrix_pi.commands.board import player_colours
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell
-from tantrix_pi.tiles import COLOUR_NAMES, COLOURS
+from tantrix_pi.tiles import COLOUR_NAMES
 
 
 class Unsure(TantrixError):
@@ -122,25 +123,10 @@ def run_check(args) -> int:
     return EXIT_OK if verdict.solved else EXIT_NO
 
 
-def _players(text: str | None) -> list[str]:
-    if not text:
-        return list(COLOURS)
-    names = {v: k for k, v in COLOUR_NAMES.items() if k in COLOURS}
-    out = []
-    for word in text.split(","):
-        w = word.strip().lower()
-        code = w.upper() if w.upper() in COLOURS else names.get(w)
-        if code is None:
-            raise TantrixError(f"--players: {word.strip()!r} is not a colour (red, yellow, green, blue)")
-        if code not in out:
-            out.append(code)
-    return out
-
-
 def run_score(args) -> int:
     from tantrix_pi.scoring import scores
 
-    colours = _players(args.players)
+    colours = player_colours(args.players)
     image, det = _detect(args)
     _refuse_if_unsure(args, image, det, "no scores")
     table = scores(det.board, colours)
