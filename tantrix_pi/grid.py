@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 Cell = tuple[int, int]
 """An axial cell (q, r)."""
 
@@ -63,17 +65,35 @@ def centre(cell: Cell, size: float = 1.0) -> tuple[float, float]:
     return (size * SQRT3 * (q + r / 2.0), 1.5 * size * r)
 
 
+def centres(cells: np.ndarray, size: float = 1.0) -> np.ndarray:
+    """Array form of `centre`: the centres (N x 2) of N x 2 cells."""
+    cells = np.asarray(cells, dtype=np.float64).reshape(-1, 2)
+    return np.column_stack([size * SQRT3 * (cells[:, 0] + cells[:, 1] / 2.0), 1.5 * size * cells[:, 1]])
+
+
+def axial(x, y, size: float = 1.0):
+    """Fractional axial coordinates (q, r) of the point (x, y), the inverse of `centre` (numbers or arrays)."""
+    fr = y / (1.5 * size)
+    return x / (SQRT3 * size) - fr / 2.0, fr
+
+
+def cells_at(points: np.ndarray, size: float = 1.0) -> np.ndarray:
+    """The cells (N x 2 ints) whose hexagons contain each of N x 2 points (inverse of `centres`)."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    fq, fr = axial(points[:, 0], points[:, 1], size)
+    fs = -fq - fr
+    q, r, s = np.round(fq), np.round(fr), np.round(fs)
+    dq, dr, ds = np.abs(q - fq), np.abs(r - fr), np.abs(s - fs)
+    fix_q = (dq > dr) & (dq > ds)
+    fix_r = ~fix_q & (dr > ds)
+    q = np.where(fix_q, -r - s, q)
+    r = np.where(fix_r, -q - s, r)
+    return np.column_stack([q, r]).astype(int)
+
+
 def cell_at(x: float, y: float, size: float = 1.0) -> Cell:
     """The cell whose hexagon contains the point (x, y) (inverse of `centre`)."""
-    fr = y / (1.5 * size)
-    fq = x / (SQRT3 * size) - fr / 2.0
-    fs = -fq - fr
-    q, r, s = round(fq), round(fr), round(fs)
-    dq, dr, ds = abs(q - fq), abs(r - fr), abs(s - fs)
-    if dq > dr and dq > ds:
-        q = -r - s
-    elif dr > ds:
-        r = -q - s
+    q, r = cells_at(np.array([[x, y]]), size)[0]
     return (int(q), int(r))
 
 

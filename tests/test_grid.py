@@ -1,12 +1,15 @@
 import math
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tantrix_pi.grid import (
     DIRECTIONS,
     cell_at,
+    cells_at,
     centre,
+    centres,
     corners,
     direction_to,
     distance,
@@ -50,3 +53,9 @@ def test_turning_the_grid_maps_direction_d_to_d_plus_1(c, d):
 def test_cell_at_inverts_centre_inside_the_hexagon(c, fx, fy, size):
     x, y = centre(c, size)
     assert cell_at(x + fx * size, y + fy * size, size) == c
+
+
+@given(st.lists(cells, min_size=1, max_size=20), st.floats(-0.45, 0.45), st.floats(-0.45, 0.45), st.floats(5, 50))
+def test_cells_at_inverts_centres_on_arrays(cs, fx, fy, size):
+    points = centres(np.array(cs), size) + np.array([fx, fy]) * size
+    assert [tuple(c) for c in cells_at(points, size)] == cs

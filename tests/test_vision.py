@@ -11,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import cell_at
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
-from vision import decode, detect, lattice
+from vision import decode, detect
 from vision.detection import CONFIDENT
 
 LOOSE = (1, 4, 9, 17, 20, 25, 33, 41)
@@ -116,12 +115,6 @@ def test_two_edges_leaning_yellow_over_green_do_not_make_a_confident_twin():
     (reading,) = decode.decode(lp)
     assert (reading.tile, reading.rot) == (13, 0)
     assert reading.confidence < CONFIDENT
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.floats(-50, 50), st.floats(-50, 50))
-def test_cells_at_is_grid_cell_at(x, y):
-    assert tuple(lattice.cells_at(np.array([[x, y]]))[0]) == cell_at(x, y)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from tantrix_pi.grid import DIRECTIONS, SQRT3, Cell, centre, edge_angle
+from tantrix_pi.grid import DIRECTIONS, SQRT3, Cell, cells_at, centre, centres, edge_angle
 
 EDGE_NORMALS = np.array([[math.cos(math.radians(edge_angle(d))), math.sin(math.radians(edge_angle(d)))]
                          for d in range(6)])
@@ -120,26 +120,6 @@ def similarity(theta: float, tile_px: float, origin: tuple[float, float], offset
     H = np.array([[s * c, -s * n, 0.0], [s * n, s * c, 0.0], [0.0, 0.0, 1.0]])
     H[:2, 2] = np.array(origin) + H[:2, :2] @ np.array(offset)
     return H
-
-
-def cells_at(g: np.ndarray) -> np.ndarray:
-    """Array form of `tantrix_pi.grid.cell_at` (unit size): the (q, r) of the cell holding each grid point."""
-    fr = g[:, 1] / 1.5
-    fq = g[:, 0] / SQRT3 - fr / 2.0
-    fs = -fq - fr
-    q, r, s = np.round(fq), np.round(fr), np.round(fs)
-    dq, dr, ds = np.abs(q - fq), np.abs(r - fr), np.abs(s - fs)
-    fix_q = (dq > dr) & (dq > ds)
-    fix_r = ~fix_q & (dr > ds)
-    q = np.where(fix_q, -r - s, q)
-    r = np.where(fix_r, -q - s, r)
-    return np.column_stack([q, r]).astype(int)
-
-
-def centres(cells: np.ndarray) -> np.ndarray:
-    """Array form of `tantrix_pi.grid.centre` (unit size) for Nx2 cells."""
-    cells = np.asarray(cells, dtype=np.float64).reshape(-1, 2)
-    return np.column_stack([SQRT3 * (cells[:, 0] + cells[:, 1] / 2.0), 1.5 * cells[:, 1]])
 
 
 def candidate_cells(H: np.ndarray, bbox: tuple[int, int, int, int], margin: float = 1.0) -> list[Cell]:

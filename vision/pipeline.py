@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Placement
-from tantrix_pi.grid import DIRECTIONS, centre, corners, distance, neighbour, opposite, turn
+from tantrix_pi.grid import DIRECTIONS, cells_at, centre, centres, corners, distance, neighbour, opposite, turn
 from tantrix_pi.tiles import COLOURS
 from vision import colour, decode, edges, lattice, segment
 from vision.detection import CONFIDENT, Detection, SeenTile, Unread
@@ -208,7 +208,7 @@ class Candidate:
 
 
 def _center(g: Group, cell, scale: float) -> tuple[float, float]:
-    p = edges.to_full(g.lattice.to_image(lattice.centres(np.array([cell]))), scale)[0]
+    p = edges.to_full(g.lattice.to_image(centres(np.array([cell]))), scale)[0]
     return (float(p[0]), float(p[1]))
 
 
@@ -449,15 +449,15 @@ def _join_split_board(groups: list[Group], cands: list[Candidate], readings: lis
         if gi == board or not mine:
             continue
         cells = np.array([cands[i].cell for i in mine])
-        grid = lattice.apply(inv, g.lattice.to_image(lattice.centres(cells)))
-        moved = lattice.cells_at(grid)
+        grid = lattice.apply(inv, g.lattice.to_image(centres(cells)))
+        moved = cells_at(grid)
         # The board's lattice is trusted only next to the board (a projective fit drifts beyond it): the
         # group's cell nearest the board anchors it, the group's own lattice places the rest.
         j = int(np.argmin([min(distance(tuple(m), b) for b in board_cells) for m in moved]))
-        if np.linalg.norm(grid[j] - lattice.centres(moved[j:j + 1])[0]) > JOIN_OFF:
+        if np.linalg.norm(grid[j] - centres(moved[j:j + 1])[0]) > JOIN_OFF:
             continue
         # the group's direction 0 seen in the board's grid: which board direction is it?
-        a = lattice.apply(inv, g.lattice.to_image(lattice.centres(np.vstack([cells[j], cells[j] + DIRECTIONS[0]]))))
+        a = lattice.apply(inv, g.lattice.to_image(centres(np.vstack([cells[j], cells[j] + DIRECTIONS[0]]))))
         v = a[1] - a[0]
         turns = [abs(math.remainder(math.atan2(v[1], v[0]) - math.atan2(s[1], s[0]), 2 * math.pi)) for s in step]
         k = int(np.argmin(turns))

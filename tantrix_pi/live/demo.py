@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import SQRT3, centre
+from tantrix_pi.grid import axial, centre
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import Scene, load_record, placements, script, turn_ends
@@ -52,7 +52,7 @@ class Demo:
         d = rec["demo"]
         pts = np.array([centre(p.cell) for p in moves])
         mx, my = (pts.min(axis=0) + pts.max(axis=0)) / 2  # the whole game's middle stays put in the photos
-        focus = (float(mx / SQRT3 - my / 3.0), float(my / 1.5))
+        focus = tuple(float(v) for v in axial(mx, my))
         render = {"seed": d["photo_seed"], "size": tuple(d["size"]), "yaw_deg": d["yaw_deg"],
                   "tile_px": d["tile_px"], "focus": focus, **render}
         illegal = d["illegal_after"] if d["illegal_after"] < len(moves) else None
