@@ -1,6 +1,6 @@
 """Camera calibration on rendered ChArUco views with known truth: recovered parameters beside the true ones.
 
-    python3 bench/calibration.py ../shared/dataset/dev        (or the calibration/<setup> folder itself)
+    ./run.sh python bench/calibration.py ../shared/dataset/dev        (or the calibration/<setup> folder itself)
 
 Each set-up folder (calibration/<setup>/*.jpg with a JSON of truth beside each image) is calibrated
 on its own. Printed: detection (corners found, their distance to the true corners, median), then the
@@ -20,10 +20,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.camera import calibrate, collect  # noqa: E402
-from calibration.charuco import BoardSpec, find  # noqa: E402
-from calibration.profile import Profile  # noqa: E402
-from calibration.table import measure, movement  # noqa: E402
+from tantrix_pi.calibration.camera import calibrate, collect  # noqa: E402
+from tantrix_pi.calibration.charuco import BoardSpec, find  # noqa: E402
+from tantrix_pi.calibration.profile import Profile  # noqa: E402
+from tantrix_pi.calibration.table import measure, movement  # noqa: E402
 
 
 def setups(root: Path) -> list[Path]:

@@ -1,6 +1,6 @@
 """The detector with and without calibration, on rendered table photos with known truth.
 
-    python3 bench/calibration_vision.py ../shared/dataset/dev --calibration profile.toml --setup calib_dev
+    ./run.sh python bench/calibration_vision.py ../shared/dataset/dev --calibration profile.toml --setup calib_dev
 
 Modes: `none` (the raw photo), `truth` (a profile built from each photo's true camera and table
 homography, turned upright: what a perfect calibration would give), and `measured` (the profile
@@ -22,10 +22,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.colour import ColourError, learn  # noqa: E402
-from calibration.profile import CameraModel, Profile  # noqa: E402
-from calibration.table import plane_from_homography  # noqa: E402
 from tantrix_pi.board import Board  # noqa: E402
+from tantrix_pi.calibration.colour import ColourError, learn  # noqa: E402
+from tantrix_pi.calibration.profile import CameraModel, Profile  # noqa: E402
+from tantrix_pi.calibration.table import plane_from_homography  # noqa: E402
 
 
 def truth_profile(truth: dict) -> Profile:
@@ -58,7 +58,7 @@ def colour_profile(paths: list[Path], gains: np.ndarray) -> Profile:
 
 
 def main() -> int:
-    from vision import detect
+    from tantrix_pi.vision import detect
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dataset", type=Path)

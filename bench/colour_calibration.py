@@ -1,6 +1,6 @@
 """Does colour calibration help the detector under warm light? Rendered rooms, with and without the profile.
 
-    python3 bench/colour_calibration.py [--boards 6] [--seed 1]
+    ./run.sh python bench/colour_calibration.py [--boards 6] [--seed 1]
 
 Each set-up is one room: a fixed light temperature, camera white balance (awb, the share of the cast
 it removes), table, tile set (palette) and camera height. One calibration photo of some face-up tiles
@@ -25,11 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.colour import ColourError, learn  # noqa: E402
-from calibration.profile import ColourModel, Profile  # noqa: E402
-from vision import detect  # noqa: E402
-from vision.evaluate import Score, score  # noqa: E402
-from vision.synth import PALETTES, kelvin_rgb, random_board, render  # noqa: E402
+from tantrix_pi.calibration.colour import ColourError, learn  # noqa: E402
+from tantrix_pi.calibration.profile import ColourModel, Profile  # noqa: E402
+from tantrix_pi.vision import detect  # noqa: E402
+from tantrix_pi.vision.evaluate import Score, score  # noqa: E402
+from tantrix_pi.vision.synth import PALETTES, kelvin_rgb, random_board, render  # noqa: E402
 
 SETUPS = (
     # name, light K, awb, table, palette, tile px, exposure (a dim room the camera's gain did not make up for)

@@ -1,6 +1,6 @@
 """Cost of drawing one display frame from a game position, per supported screen.
 
-    python3 bench/display.py [--frames N] [--seed S]
+    ./run.sh python bench/display.py [--frames N] [--seed S]
 
 Boards are positions of a random 4-player game (tantrix_pi.selfplay) at 20 tiles and at its end, with
 the forced spaces lettered. Prints the median and 90th percentile CPU ms of `Display.show` on a fake

@@ -1,6 +1,6 @@
 """Speed of the live loop on a replayed game: fps, placement-to-announcement latency, peak RSS, gate vs detector.
 
-    python3 bench/live.py [--moves 16] [--size 1640x1232] [--tile-px 110] [--frames DIR]
+    ./run.sh python bench/live.py [--moves 16] [--size 1640x1232] [--tile-px 110] [--frames DIR]
 
 The bundled demo game (its first --moves placements, one illegal tile taken back when it falls inside)
 is photographed by vision.synth into a temporary folder of JPEGs first (a worker process: not timed,

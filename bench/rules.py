@@ -1,6 +1,6 @@
 """Speed of the rules engine: random legal 2-4 player games played to the end with every check after every move.
 
-    python3 bench/rules.py [--games N] [--seed S]
+    ./run.sh python bench/rules.py [--games N] [--seed S]
 
 Prints medians (and 90th percentiles) in ms: per placement check (why_illegal of the move played, on the
 board before it), per check on boards of 45+ tiles with the restrictions checked even after bag-empty (the

@@ -1,6 +1,6 @@
 """Puzzle solver speed, beside the plain backtracking it started from.
 
-    python3 bench/solver.py [--seeds 5] [--cap 20] [--timeout 60] [--enumerate-to 10]
+    ./run.sh python bench/solver.py [--seeds 5] [--cap 20] [--timeout 60] [--enumerate-to 10]
 
 Table 1: time to the first hole-free solution of Discovery 10, 15, 20, 25, 30 and each Rainbow puzzle
 (median, min and max over `--seeds` seeds of the randomised search), beside the plain backtracking

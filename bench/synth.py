@@ -1,6 +1,6 @@
 """How fast vision.synth renders a frame: median and p90 by resolution and board size, one OpenCV thread.
 
-    python3 bench/synth.py [--frames 6]
+    ./run.sh python bench/synth.py [--frames 6]
 
 Each row renders `--frames` photos (three seeds, every table, varied light, glare, 12 degrees of tilt,
 loose tiles) after three untimed frames that fill the per-size tile cache, as a recording would.
@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.synth import TABLES, random_board, render  # noqa: E402
+from tantrix_pi.vision.synth import TABLES, random_board, render  # noqa: E402
 
 CASES = (((1640, 1232), 56, 70.0), ((1640, 1232), 20, 110.0), ((2028, 1520), 56, 85.0), ((4056, 3040), 56, 170.0))
 

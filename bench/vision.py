@@ -1,7 +1,7 @@
 """The detector on photos with known truth: tiles right, boards exact, confident mistakes, time.
 
-    python3 bench/vision.py ../shared/dataset/dev [--calibration PROFILE] [--limit N]
-    python3 bench/vision.py --synthetic 40 [--seed 1]
+    ./run.sh python bench/vision.py ../shared/dataset/dev [--calibration PROFILE] [--limit N]
+    ./run.sh python bench/vision.py --synthetic 40 [--seed 1]
 
 A dataset folder is in the layout of dataset/dev (index.json, images/<id>.jpg and <id>.json truth).
 `--synthetic N` renders N photos with vision.synth over a wide range (warm to daylight, dim rooms,
@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tantrix_pi.board import Board, Placement  # noqa: E402
 from tantrix_pi.errors import TantrixError  # noqa: E402
 from tantrix_pi.grid import centre  # noqa: E402
-from vision.evaluate import Score, score  # noqa: E402
-from vision.synth import TABLES, random_board, render  # noqa: E402
+from tantrix_pi.vision.evaluate import Score, score  # noqa: E402
+from tantrix_pi.vision.synth import TABLES, random_board, render  # noqa: E402
 
 SIZES = ((1640, 1232), (2028, 1520), (1920, 1080), (4056, 3040))
 
@@ -170,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path, metavar="DIR",
                     help="also write the synthetic photos there, in the dataset layout (PNG)")
     ap.add_argument("--each", action="store_true", help="also print one line per image")
-    ap.add_argument("--detector", default="vision:detect", help="module:function to bench (default vision:detect)")
+    ap.add_argument("--detector", default="tantrix_pi.vision:detect",
+                    help="module:function to bench (default: %(default)s)")
     args = ap.parse_args(argv)
     if (args.dataset is None) == (args.synthetic is None):
         ap.error("give a DATASET_DIR or --synthetic N (one of them)")
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     profile = None
     if args.calibration is not None:
         try:
-            from calibration.profile import Profile
+            from tantrix_pi.calibration.profile import Profile
 
             profile = Profile.load(args.calibration)
         except (ImportError, TantrixError) as e:

@@ -1,6 +1,6 @@
 """The detector on real tile photographs: each cut-out pasted on a table, does it name the tile?
 
-    python3 bench/vision_real.py ../shared/dataset/real-dev/tiles [--sizes 50,90,150] [--turns 2] [--limit N]
+    ./run.sh python bench/vision_real.py ../shared/dataset/real-dev/tiles [--sizes 50,90,150] [--turns 2] [--limit N]
 
 TILES_DIR holds RGBA cut-outs named `..._tileNN.png` (NN: the tile number). Each is scaled to each
 size (pixels across flats), turned by a few random angles, pasted on a rendered empty table
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.vision import load_detector  # noqa: E402
 from tantrix_pi.board import Board  # noqa: E402
-from vision.detection import CONFIDENT  # noqa: E402
-from vision.synth import TABLES, render  # noqa: E402
+from tantrix_pi.vision.detection import CONFIDENT  # noqa: E402
+from tantrix_pi.vision.synth import TABLES, render  # noqa: E402
 
 FRAME = (1640, 1232)
 
@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turns", type=int, default=2, help="random turns per cut-out and size (default 2)")
     ap.add_argument("--limit", type=int, help="only the first N cut-outs")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--detector", default="vision:detect", help="module:function to bench (default vision:detect)")
+    ap.add_argument("--detector", default="tantrix_pi.vision:detect",
+                    help="module:function to bench (default: %(default)s)")
     args = ap.parse_args(argv)
     files = cutouts(args.tiles)[:args.limit]
     if not files:

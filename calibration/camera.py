@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from calibration.charuco import BoardSpec, diagnose, find
-from calibration.profile import CameraModel, now
+from tantrix_pi.calibration.charuco import BoardSpec, diagnose, find
+from tantrix_pi.calibration.profile import CameraModel, now
 from tantrix_pi.errors import TantrixError
 
 MIN_VIEWS = 6

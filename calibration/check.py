@@ -7,9 +7,9 @@ import textwrap
 import cv2
 import numpy as np
 
-from calibration.charuco import BoardSpec, find
-from calibration.profile import Profile, distort_pixels
-from calibration.table import Movement, find_witnesses
+from tantrix_pi.calibration.charuco import BoardSpec, find
+from tantrix_pi.calibration.profile import Profile, distort_pixels
+from tantrix_pi.calibration.table import Movement, find_witnesses
 
 GRID_MM = 50.0
 GRID_PX = 80
@@ -68,7 +68,7 @@ def overlay(profile: Profile, image: np.ndarray, moved: Movement | None = None,
     """The photo with the lens grid, the table grid and axes, the reference points, colour classes and a status line."""
     out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if profile.colour is not None:
-        from calibration.colour import class_overlay
+        from tantrix_pi.calibration.colour import class_overlay
 
         out = class_overlay(profile, out)
     if profile.camera is not None and profile.table is None:

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from scipy.stats import trim_mean
 
-from calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
+from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
 from tantrix_pi.errors import TantrixError
 
 ARC_NAMES = ("R", "Y", "G", "B")

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from calibration.camera import min_corners
-from calibration.charuco import BoardSpec, find
+from tantrix_pi.calibration.camera import min_corners
+from tantrix_pi.calibration.charuco import BoardSpec, find
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.live.sources import CameraGone, FrameSource, OpenCVSource, Picamera2Source
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.camera import min_corners
-from calibration.charuco import BoardSpec, diagnose, dictionary, find
-from calibration.profile import CameraModel, Profile, TablePlane, now
+from tantrix_pi.calibration.camera import min_corners
+from tantrix_pi.calibration.charuco import BoardSpec, diagnose, dictionary, find
+from tantrix_pi.calibration.profile import CameraModel, Profile, TablePlane, now
 from tantrix_pi.errors import TantrixError
 
 MAX_VIEW_MM = 3000.0
@@ -191,7 +191,7 @@ def movement(profile: Profile, image: np.ndarray, spec: BoardSpec | None = None)
 
 def witness_sheet(paper: str = "a4", dpi: float = 300.0) -> tuple[np.ndarray, float]:
     """A page with the four witness markers to cut out and stick near the table's corners, and its dpi."""
-    from calibration.charuco import MM_PER_INCH, PAPERS_MM
+    from tantrix_pi.calibration.charuco import MM_PER_INCH, PAPERS_MM
 
     paper_w, paper_h = PAPERS_MM[paper]
     side = round(WITNESS_MM / MM_PER_INCH * dpi)

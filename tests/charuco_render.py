@@ -7,7 +7,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from calibration.charuco import BoardSpec
+from tantrix_pi.calibration.charuco import BoardSpec
 
 TEXTURE_PX_PER_MM = 6
 

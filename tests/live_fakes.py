@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import centre
-from vision.detection import Detection, SeenTile, Unread
+from tantrix_pi.vision.detection import Detection, SeenTile, Unread
 
 
 def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float = 0.95,

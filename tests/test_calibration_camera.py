@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from charuco_render import TEXTURE_PX_PER_MM, board_texture, pose_looking_at, render
 
-from calibration.camera import MIN_VIEWS, CalibrationError, calibrate, collect
-from calibration.charuco import BoardSpec, find, sheet
+from tantrix_pi.calibration.camera import MIN_VIEWS, CalibrationError, calibrate, collect
+from tantrix_pi.calibration.charuco import BoardSpec, find, sheet
 from tantrix_pi.cli import main
 
 SPEC = BoardSpec()
@@ -132,7 +132,7 @@ def test_cli_single_view_is_one_line_and_exit_2(rendered, tmp_path, capsys):
 
 
 def test_live_capture_keeps_only_views_that_differ(rendered):
-    from calibration.live import capture
+    from tantrix_pi.calibration.live import capture
 
     blank = np.full((SIZE[1], SIZE[0], 3), 128, np.uint8)
     frames = [blank, rendered[0][1], rendered[0][1], rendered[1][1], blank, rendered[1][1], rendered[2][1]]
@@ -149,7 +149,7 @@ def test_a_blurred_view_is_rejected_with_a_reason(rendered):
 
 
 def test_live_frames_come_through_the_live_frame_sources(rendered):
-    from calibration.live import CameraError, capture, frames
+    from tantrix_pi.calibration.live import CameraError, capture, frames
     from tantrix_pi.live.sources import CameraGone, FrameSource, sequence_source
 
     class Lost(FrameSource):
@@ -166,7 +166,7 @@ def test_live_frames_come_through_the_live_frame_sources(rendered):
 def test_without_picamera2_the_live_camera_is_opencv_device_0(monkeypatch):
     import importlib.util
 
-    from calibration.live import camera_source
+    from tantrix_pi.calibration.live import camera_source
     from tantrix_pi.live.sources import OpenCVSource, Picamera2Source
 
     real = importlib.util.find_spec

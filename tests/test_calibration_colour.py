@@ -5,8 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.colour import ColourError, classify, lab, learn
-from calibration.profile import COLOUR_NAMES, ColourModel, Profile
+from tantrix_pi.calibration.colour import ColourError, classify, lab, learn
+from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourModel, Profile
 from tantrix_pi.cli import main
 from tantrix_pi.grid import centre, corners, edge_angle
 from tantrix_pi.tiles import TILES

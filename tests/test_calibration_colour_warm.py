@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from calibration.colour import learn
-from calibration.profile import Profile
-from vision.colour import features
-from vision.synth import random_board, render
+from tantrix_pi.calibration.colour import learn
+from tantrix_pi.calibration.profile import Profile
+from tantrix_pi.vision.colour import features
+from tantrix_pi.vision.synth import random_board, render
 
 SIZE = (1024, 768)
 

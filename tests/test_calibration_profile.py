@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from calibration.profile import (
+from tantrix_pi.calibration.profile import (
     COLOUR_NAMES,
     CameraModel,
     ColourModel,

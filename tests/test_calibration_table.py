@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from charuco_render import pose_looking_at, render
 
-from calibration.charuco import BoardSpec, find
-from calibration.profile import CameraModel, Profile
-from calibration.table import WITNESS_DICTIONARY, TableError, measure, movement
+from tantrix_pi.calibration.charuco import BoardSpec, find
+from tantrix_pi.calibration.profile import CameraModel, Profile
+from tantrix_pi.calibration.table import WITNESS_DICTIONARY, TableError, measure, movement
 from tantrix_pi.cli import main
 
 SPEC = BoardSpec()
@@ -130,7 +130,7 @@ def test_cli_table_then_check_says_it_moved(scene, tmp_path, capsys):
 
 
 def test_witness_page_carries_the_four_markers():
-    from calibration.table import find_witnesses, witness_sheet
+    from tantrix_pi.calibration.table import find_witnesses, witness_sheet
 
     page, dpi = witness_sheet("letter")
     assert set(find_witnesses(cv2.resize(page, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA))) == {
@@ -139,7 +139,7 @@ def test_witness_page_carries_the_four_markers():
 
 
 def test_profile_from_a_known_homography_can_be_turned_upright(scene):
-    from calibration.table import plane_from_homography
+    from tantrix_pi.calibration.table import plane_from_homography
 
     _, rvec, tvec, _ = scene
     r = cv2.Rodrigues(rvec)[0]

@@ -3,7 +3,7 @@
 from live_fakes import B, detect_frame, frame_of
 from test_calibration_table import SPEC, photo
 
-from calibration.profile import Profile
+from tantrix_pi.calibration.profile import Profile
 from tantrix_pi.live.calibrating import MenuCalibration
 
 
@@ -29,7 +29,7 @@ def test_the_detector_follows_the_profile_file(tmp_path, monkeypatch):
 
     import numpy as np
 
-    import vision
+    from tantrix_pi import vision
     from tantrix_pi.live.service import make_detector
 
     got = []

@@ -87,7 +87,7 @@ def test_docs_config_md_lists_exactly_the_schemas_keys():
 
 
 def test_config_and_profile_take_the_state_folder_from_systemd_alike(tmp_path, monkeypatch):
-    from calibration.profile import default_path
+    from tantrix_pi.calibration.profile import default_path
 
     monkeypatch.setenv("STATE_DIRECTORY", f"{tmp_path}/state:{tmp_path}/other")
     assert config.load(None).state_dir == tmp_path / "state"

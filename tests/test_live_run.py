@@ -16,8 +16,8 @@ import pytest
 from tantrix_pi.board import Board
 from tantrix_pi.live.recording import game_moves
 
-pytest.importorskip("vision.pipeline")  # the detector
-synth = pytest.importorskip("vision.synth")
+pytest.importorskip("tantrix_pi.vision.pipeline")  # the detector
+synth = pytest.importorskip("tantrix_pi.vision.synth")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,7 +148,7 @@ def test_a_hand_resting_over_a_photographed_board_yields_no_event(tmp_path):
     from tantrix_pi.live.sinks import MemorySink
     from tantrix_pi.live.sources import sequence_source
     from tantrix_pi.live.store import Store
-    from vision import detect
+    from tantrix_pi.vision import detect
 
     board = Board(game_moves(5, 8))
     opts = {"seed": 3, "size": (800, 600), "tile_px": 80, "focus": (0.0, 0.0)}

@@ -165,7 +165,7 @@ def test_cli_hint_exit_codes_follow_the_verdict(tmp_path, capsys):
 
 def test_cli_hint_reads_a_photo_of_the_table(tmp_path, capsys):
     cv2 = pytest.importorskip("cv2")
-    from vision import synth
+    from tantrix_pi.vision import synth
 
     pz, part = _part_of_solution("discovery:10", 5)
     photo = tmp_path / "table.jpg"

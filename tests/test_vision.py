@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
-from vision import decode, detect
-from vision.detection import CONFIDENT
+from tantrix_pi.vision import decode, detect
+from tantrix_pi.vision.detection import CONFIDENT
 
 LOOSE = (1, 4, 9, 17, 20, 25, 33, 41)
 BOARD = legal_board(12, seed=3, avoid=LOOSE)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tantrix_pi.board import Board
 from tantrix_pi.cli import main
-from vision import photo
+from tantrix_pi.vision import photo
 
 
 def write(tmp_path, name, img) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import detect
-from vision.evaluate import score
-from vision.synth import random_board, render
+from tantrix_pi.vision import detect
+from tantrix_pi.vision.evaluate import score
+from tantrix_pi.vision.synth import random_board, render
 
 
 @pytest.mark.parametrize("case", [

@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 
 from tantrix_pi.grid import centres
-from vision import colour
-from vision.lattice import EDGE_NORMALS, INRADIUS, apply
+from tantrix_pi.vision import colour
+from tantrix_pi.vision.lattice import EDGE_NORMALS, INRADIUS, apply
 
 RADIAL = (0.66, 0.77, 0.88)
 """Depths of the window, as shares of the distance from the centre to the edge."""

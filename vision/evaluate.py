@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tantrix_pi.board import Board, BoardError, Placement
 from tantrix_pi.grid import Cell, turn
-from vision.detection import CONFIDENT, Detection, Unread
+from tantrix_pi.vision.detection import CONFIDENT, Detection, Unread
 
 
 @dataclass

@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detection import CONFIDENT, Detection, Unread
+from tantrix_pi.vision.detection import CONFIDENT, Detection, Unread
 
 SURE = (80, 220, 80)
 UNSURE = (0, 165, 255)

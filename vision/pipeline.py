@@ -16,8 +16,8 @@ import numpy as np
 from tantrix_pi.board import Placement
 from tantrix_pi.grid import DIRECTIONS, cells_at, centre, centres, corners, distance, neighbour, opposite, turn
 from tantrix_pi.tiles import COLOURS
-from vision import colour, decode, edges, lattice, segment
-from vision.detection import CONFIDENT, Detection, SeenTile, Unread
+from tantrix_pi.vision import colour, decode, edges, lattice, segment
+from tantrix_pi.vision.detection import CONFIDENT, Detection, SeenTile, Unread
 
 
 @dataclass
@@ -250,7 +250,7 @@ def calibrated_view(image: np.ndarray, profile):
         return profile.rectify(image), profile.rectified_to_image
     camera = getattr(profile, "camera", None)
     if camera is not None:
-        from calibration.profile import distort_pixels
+        from tantrix_pi.calibration.profile import distort_pixels
 
         return profile.undistort(image), lambda pts: distort_pixels(pts, camera.matrix, camera.dist)
     return image, None

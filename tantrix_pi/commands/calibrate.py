@@ -10,12 +10,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration import camera as camera_cal
-from calibration import check as check_view
-from calibration import colour as colour_cal
-from calibration import table as table_cal
-from calibration.charuco import BoardSpec, sheet
-from calibration.profile import Profile, default_path
+from tantrix_pi.calibration import camera as camera_cal
+from tantrix_pi.calibration import check as check_view
+from tantrix_pi.calibration import colour as colour_cal
+from tantrix_pi.calibration import table as table_cal
+from tantrix_pi.calibration.charuco import BoardSpec, sheet
+from tantrix_pi.calibration.profile import Profile, default_path
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
 
 
@@ -25,7 +25,7 @@ class ImageError(TantrixError):
 
 def read_image(path: str) -> np.ndarray:
     """A BGR image from a file, or one line naming it and what is wrong (missing, not an image, truncated...)."""
-    from vision.photo import load
+    from tantrix_pi.vision.photo import load
 
     return load(path)
 
@@ -98,7 +98,7 @@ def cmd_camera(args: argparse.Namespace) -> int:
     spec = board_spec(args)
     profile = Profile.load_or_new(args.calibration)
     if args.live:
-        from calibration.live import capture
+        from tantrix_pi.calibration.live import capture
 
         images = capture(args.live, spec)
     else:
@@ -128,7 +128,7 @@ def one_photo(args: argparse.Namespace) -> np.ndarray:
     if args.live:
         from contextlib import closing
 
-        from calibration.live import frames
+        from tantrix_pi.calibration.live import frames
 
         with closing(frames()) as source:
             return next(source)

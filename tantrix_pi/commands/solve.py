@@ -92,7 +92,7 @@ def _placed(path: str) -> Board:
     if not path.lower().endswith(PHOTO_SUFFIXES):
         return Board.load(path)
     from tantrix_pi.commands.vision import Unsure
-    from vision import detect, photo
+    from tantrix_pi.vision import detect, photo
 
     seen = detect(photo.load(path))
     if not seen.tiles:

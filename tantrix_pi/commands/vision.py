@@ -38,7 +38,7 @@ def _photo_args(p) -> None:
 
 
 def _detect(args):
-    from vision import detect, photo
+    from tantrix_pi.vision import detect, photo
 
     image = photo.load(args.image)
     profile = _profile(args.calibration) if args.calibration else None
@@ -47,7 +47,7 @@ def _detect(args):
 
 def _profile(path: str):
     """The calibration profile at `path` (ProfileError, one line and exit 2, when it is missing or bad)."""
-    from calibration import Profile
+    from tantrix_pi.calibration import Profile
 
     return Profile.load(path)
 
@@ -55,7 +55,7 @@ def _profile(path: str):
 def _write_overlay(args, image, det, notes=(), paths=()) -> None:
     if not args.overlay:
         return
-    from vision import overlay
+    from tantrix_pi.vision import overlay
 
     img = overlay.draw(image, det, notes)
     for colour, cells, loop in paths:

@@ -18,7 +18,7 @@ class MenuCalibration:
     """
 
     def __init__(self, profile_path: str | Path, detect=None, spec=None) -> None:
-        from calibration.charuco import BoardSpec
+        from tantrix_pi.calibration.charuco import BoardSpec
 
         self.path = Path(profile_path)
         self.detect = detect
@@ -39,8 +39,8 @@ class MenuCalibration:
         return True, "table clear"
 
     def _table(self, frame: np.ndarray) -> tuple[bool, str]:
-        from calibration import table
-        from calibration.profile import Profile
+        from tantrix_pi.calibration import table
+        from tantrix_pi.calibration.profile import Profile
 
         profile = Profile.load_or_new(self.path)
         plane = table.measure(frame, self.spec, profile.camera)
@@ -49,8 +49,8 @@ class MenuCalibration:
         return True, f"table seen: {x1 - x0:.0f} x {y1 - y0:.0f} mm"
 
     def _colour(self, frame: np.ndarray) -> tuple[bool, str]:
-        from calibration import colour
-        from calibration.profile import Profile
+        from tantrix_pi.calibration import colour
+        from tantrix_pi.calibration.profile import Profile
 
         profile = Profile.load_or_new(self.path)
         model, separation = colour.learn(frame)

@@ -95,7 +95,7 @@ class Demo:
 
 def photograph(board: Board, reach: tuple[float, float] | None, frame: int, options: dict) -> np.ndarray:
     """One photo of the demo's table by vision.synth (a hand reaching to `reach` when given)."""
-    from vision.synth import render
+    from tantrix_pi.vision.synth import render
 
     return render(board, occluder=reach, frame=frame, **options)[0]
 
@@ -126,7 +126,7 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None,
         sinks.append(extra)
     try:
         detect = make_detector(cfg.paths["profile"])
-        import vision.synth  # noqa: F401  (the renderer that draws the recording)
+        import tantrix_pi.vision.synth  # noqa: F401  (the renderer that draws the recording)
     except ImportError as e:
         raise NotAvailable(f"the demo needs the detector and the photo renderer: {e}") from None
     store = Store(cfg.state_dir / "state.db")

@@ -21,7 +21,7 @@ from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.live.store import Event, Store
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
-from vision.detection import Detection
+from tantrix_pi.vision.detection import Detection
 
 log = logging.getLogger("tantrix_pi.live")
 

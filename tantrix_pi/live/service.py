@@ -43,13 +43,13 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None):
     the buttons' menu takes effect on the next frame); it may not exist yet.
     """
     try:
-        from vision import detect
+        from tantrix_pi.vision import detect
     except ImportError:
         raise NotAvailable("the detector (vision.detect) is not installed in this build") from None
     path = Path(profile_path) if profile_path else None
     if path is not None or follow is not None:
         try:
-            from calibration.profile import Profile
+            from tantrix_pi.calibration.profile import Profile
         except ImportError:
             raise NotAvailable("calibration is not installed in this build: leave paths.profile empty") from None
     loaded = {"stamp": None, "profile": Profile.load(path) if path is not None else None}

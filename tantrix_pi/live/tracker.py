@@ -16,7 +16,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, cell_at, centre, turn
-from vision.detection import Detection
+from tantrix_pi.vision.detection import Detection
 
 Transform = tuple[int, int, int]
 """(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
