@@ -22,12 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
+from tantrix_pi.devices.sources import folder_source  # noqa: E402
 from tantrix_pi.live.demo import Demo  # noqa: E402
 from tantrix_pi.live.loop import LiveLoop  # noqa: E402
 from tantrix_pi.live.referee import Setup  # noqa: E402
 from tantrix_pi.live.service import make_detector  # noqa: E402
 from tantrix_pi.live.sinks import MemorySink  # noqa: E402
-from tantrix_pi.live.sources import folder_source  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
 
 STILL, HAND = 5, 2

@@ -12,8 +12,8 @@ import numpy as np
 
 from tantrix_pi.calibration.camera import min_corners
 from tantrix_pi.calibration.charuco import BoardSpec, find
+from tantrix_pi.devices.sources import CameraGone, FrameSource, OpenCVSource, Picamera2Source
 from tantrix_pi.errors import TantrixError
-from tantrix_pi.live.sources import CameraGone, FrameSource, OpenCVSource, Picamera2Source
 
 TIMEOUT_S = 180.0
 MIN_MOVE = 0.08

@@ -84,7 +84,7 @@ def scene_frames(scenes) -> list[np.ndarray]:
 
 def scene_source(scenes, commands_of):
     """A replay of scenes that presses their buttons into the loop's command queue (`commands_of()`)."""
-    from tantrix_pi.live.sources import ReplaySource
+    from tantrix_pi.devices.sources import ReplaySource
 
     def frames():
         for i, s in enumerate(scenes):

@@ -15,12 +15,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from live_fakes import detect_frame, scene_frames  # noqa: E402
 
+from tantrix_pi.devices.sources import EndOfRecording, FrameSource  # noqa: E402
 from tantrix_pi.live.loop import LiveLoop  # noqa: E402
 from tantrix_pi.live.recording import game_moves, script  # noqa: E402
 from tantrix_pi.live.referee import Setup  # noqa: E402
 from tantrix_pi.live.sdnotify import Notifier  # noqa: E402
 from tantrix_pi.live.sinks import JsonLinesSink  # noqa: E402
-from tantrix_pi.live.sources import EndOfRecording, FrameSource  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
 
 HOLD_S = 4.0

@@ -150,7 +150,7 @@ def test_a_blurred_view_is_rejected_with_a_reason(rendered):
 
 def test_live_frames_come_through_the_live_frame_sources(rendered):
     from tantrix_pi.calibration.live import CameraError, capture, frames
-    from tantrix_pi.live.sources import CameraGone, FrameSource, sequence_source
+    from tantrix_pi.devices.sources import CameraGone, FrameSource, sequence_source
 
     class Lost(FrameSource):
         def open(self):
@@ -167,7 +167,7 @@ def test_without_picamera2_the_live_camera_is_opencv_device_0(monkeypatch):
     import importlib.util
 
     from tantrix_pi.calibration.live import camera_source
-    from tantrix_pi.live.sources import OpenCVSource, Picamera2Source
+    from tantrix_pi.devices.sources import OpenCVSource, Picamera2Source
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "picamera2" else real(name, *a))

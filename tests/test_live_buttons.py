@@ -6,11 +6,11 @@ import pytest
 from live_fakes import B, detect_frame, frame_of
 
 from tantrix_pi.board import Board
+from tantrix_pi.devices.sources import FrameSource
 from tantrix_pi.live import config
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.service import setup_of, start_buttons
 from tantrix_pi.live.sinks import MemorySink, Sinks, VoiceSink
-from tantrix_pi.live.sources import FrameSource
 from tantrix_pi.live.store import Store
 
 pytest.importorskip("tantrix_pi.devices.buttons")

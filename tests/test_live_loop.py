@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from live_fakes import B, detect_frame, frame_of, scene_frames, scene_source
 
+from tantrix_pi.devices.sources import CameraGone, FrameSource, sequence_source
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, MemorySink, Sinks
-from tantrix_pi.live.sources import CameraGone, FrameSource, sequence_source
 from tantrix_pi.live.store import Store
 
 GAME = game_moves(3)
@@ -96,7 +96,7 @@ class FlakyCamera(FrameSource):
         self.opened += 1
 
     def read(self):
-        from tantrix_pi.live.sources import EndOfRecording
+        from tantrix_pi.devices.sources import EndOfRecording
 
         if self.i >= len(self.frames):
             raise EndOfRecording()

@@ -6,9 +6,7 @@ import pytest
 from live_fakes import B
 
 from tantrix_pi.board import Placement
-from tantrix_pi.live import config
-from tantrix_pi.live.gate import MotionGate
-from tantrix_pi.live.sources import (
+from tantrix_pi.devices.sources import (
     CameraGone,
     EndOfRecording,
     OpenCVSource,
@@ -17,6 +15,8 @@ from tantrix_pi.live.sources import (
     folder_source,
     video_source,
 )
+from tantrix_pi.live import config
+from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.store import Event, Move, Store, StoreError
 
 

@@ -143,10 +143,10 @@ def test_sigterm_stops_run_cleanly_and_the_game_resumes(tmp_path):
 
 
 def test_a_hand_resting_over_a_photographed_board_yields_no_event(tmp_path):
+    from tantrix_pi.devices.sources import sequence_source
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.referee import Setup
     from tantrix_pi.live.sinks import MemorySink
-    from tantrix_pi.live.sources import sequence_source
     from tantrix_pi.live.store import Store
     from tantrix_pi.vision import detect
 

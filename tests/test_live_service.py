@@ -11,12 +11,12 @@ from live_fakes import detect_frame, scene_frames
 from live_kill_driver import DRIVER_PATH, game
 
 from tantrix_pi.cli import main
+from tantrix_pi.devices.sources import sequence_source
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import MemorySink
-from tantrix_pi.live.sources import sequence_source
 from tantrix_pi.live.store import Store
 
 

@@ -1,1 +1,1 @@
-"""The live referee: frame sources, stability gate, tracker, referee, store and sinks, joined by `loop`."""
+"""The live referee: stability gate, tracker, referee, store and sinks, joined by `loop` (frames: `devices.sources`)."""

@@ -21,13 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
+from tantrix_pi.devices.sources import ReplaySource
 from tantrix_pi.grid import axial, centre
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import Scene, load_record, placements, script, turn_ends
 from tantrix_pi.live.service import NotAvailable, make_detector, setup_of
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, MemorySink, Sink, Sinks
-from tantrix_pi.live.sources import ReplaySource
 from tantrix_pi.live.store import Store
 
 STILL, HAND = 3, 1

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.referee import Outcome, Referee, Setup
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
-from tantrix_pi.live.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.live.store import Event, Store
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
 from tantrix_pi.vision.detection import Detection

@@ -5,17 +5,17 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from tantrix_pi.errors import TantrixError
-from tantrix_pi.live.config import COLOUR_LETTER, Config
-from tantrix_pi.live.referee import Setup
-from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
-from tantrix_pi.live.sources import (
+from tantrix_pi.devices.sources import (
     FrameSource,
     OpenCVSource,
     Picamera2Source,
     folder_source,
     video_source,
 )
+from tantrix_pi.errors import TantrixError
+from tantrix_pi.live.config import COLOUR_LETTER, Config
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
 
 log = logging.getLogger("tantrix_pi.live")
 
