@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import DIRECTION_NAMES, Cell, neighbours, turn
-from tantrix_pi.loop_search import LoopSearch
 from tantrix_pi.puzzles import Puzzle, pyramid
-from tantrix_pi.pyramid_search import PyramidSearch
-from tantrix_pi.search_options import Budget, GiveUp, Timeout
+from tantrix_pi.solver.loop_search import LoopSearch
+from tantrix_pi.solver.pyramid_search import PyramidSearch
+from tantrix_pi.solver.search_options import Budget, GiveUp, Timeout
 
 RESTART_NODES = 300
 """Node budget of the shortest restart (the unit of Luby's sequence)."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from tantrix_pi.board import Placement
 from tantrix_pi.grid import Cell, neighbour
-from tantrix_pi.search_options import COLOUR_INDEX, Budget, Options, bits, distinct_tiles
+from tantrix_pi.solver.search_options import COLOUR_INDEX, Budget, Options, bits, distinct_tiles
 
 
 class PyramidSearch:

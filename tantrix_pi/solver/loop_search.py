@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import DIRECTIONS
-from tantrix_pi.search_options import Budget, Options, bits, distinct_tiles
+from tantrix_pi.solver.search_options import Budget, Options, bits, distinct_tiles
 from tantrix_pi.tiles import TILES
 
 # turn of the walk, in sixths clockwise, for (exit - entry movement) mod 6; 3 would be a U-turn
