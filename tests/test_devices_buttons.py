@@ -6,8 +6,8 @@ import pytest
 
 from tantrix_pi.devices.buttons import DEFAULT_PINS, Buttons, Event, FakeButtons
 from tantrix_pi.devices.display import Display, MemoryDevice
+from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.menu import Command, Menu, Settings
-from tantrix_pi.devices.screen import DeviceError
 from tantrix_pi.tiles import COLOURS
 
 gpiozero = pytest.importorskip("gpiozero")

@@ -9,8 +9,9 @@ from PIL import Image, ImageDraw
 from tantrix_pi import render
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.devices.display import MODELS, Display, open_display
+from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.frames import font
-from tantrix_pi.devices.screen import PLAYER_RGB, DeviceError, Forced, Screen
+from tantrix_pi.devices.screen import PLAYER_RGB, Forced, Screen
 
 dummy = pytest.importorskip("luma.core.device").dummy
 

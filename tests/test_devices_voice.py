@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tantrix_pi.devices.screen import DeviceError
+from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.voice import FakeVoice, Voice, open_voice, run_quietly
 
 

@@ -7,7 +7,8 @@ import queue
 import shutil
 import time
 
-from tantrix_pi.devices.screen import DeviceError, Forced, Screen
+from tantrix_pi.devices.errors import DeviceError
+from tantrix_pi.devices.screen import Forced, Screen
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 
 SAMPLE = Screen(message="tantrix-pi display check", forced=(Forced("A", (0, 0), "RYGB"),),

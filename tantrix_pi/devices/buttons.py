@@ -8,7 +8,7 @@ import threading
 import warnings
 from collections.abc import Mapping
 
-from tantrix_pi.devices.screen import DeviceError
+from tantrix_pi.devices.errors import DeviceError
 
 DEFAULT_PINS = {"next": 17, "back": 27, "menu": 22}
 """BCM numbers: physical pins 11, 13 and 15, each wired through its button to a ground pin (9, 14 or 25)."""

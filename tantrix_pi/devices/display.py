@@ -10,8 +10,9 @@ from pathlib import Path
 
 from PIL import Image
 
+from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.frames import colour_frame, mono_frame, mono_pages
-from tantrix_pi.devices.screen import DeviceError, Screen
+from tantrix_pi.devices.screen import Screen
 
 log = logging.getLogger(__name__)
 

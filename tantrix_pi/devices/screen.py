@@ -5,16 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.errors import TantrixError
 from tantrix_pi.grid import Cell
 from tantrix_pi.render import ARC_RGB
 
 PLAYER_RGB = ARC_RGB
 """Screen colour of each player: the colour the renderer gives its arcs."""
-
-
-class DeviceError(TantrixError):
-    """A device that cannot be opened or a device setting that is wrong; one line saying which."""
 
 
 @dataclass(frozen=True)

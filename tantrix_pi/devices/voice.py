@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from tantrix_pi.devices.screen import DeviceError
+from tantrix_pi.devices.errors import DeviceError
 
 log = logging.getLogger(__name__)
 

@@ -128,7 +128,7 @@ def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
     """
     try:
         from tantrix_pi.devices.buttons import Buttons
-        from tantrix_pi.devices.screen import DeviceError
+        from tantrix_pi.devices.errors import DeviceError
     except ImportError:
         log.warning("the devices package is not installed: no buttons")
         return None
