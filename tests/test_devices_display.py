@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from luma.core.device import dummy
 from PIL import Image, ImageDraw
 
 from tantrix_pi import render
@@ -12,8 +13,6 @@ from tantrix_pi.devices.display import MODELS, Display, open_display
 from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.frames import font
 from tantrix_pi.devices.screen import PLAYER_RGB, Forced, Screen
-
-dummy = pytest.importorskip("luma.core.device").dummy
 
 COLOUR_MODELS = [m for m in MODELS.values() if m.mode == "RGB"]
 MONO_MODELS = [m for m in MODELS.values() if m.mode == "1"]
