@@ -20,7 +20,7 @@ STATE_DIR=/var/lib/tantrix-pi
 SERVICE=tantrix-pi.service
 ACCOUNT=tantrix-pi
 DEVICE_GROUPS="video gpio i2c spi audio"
-APT_PACKAGES="python3-venv python3-pip python3-picamera2 python3-lgpio python3-spidev espeak-ng i2c-tools"
+APT_PACKAGES="python3-venv python3-pip python3-picamera2 python3-lgpio python3-spidev espeak-ng i2c-tools fonts-dejavu-core"
 
 action=install
 dry=0
@@ -56,6 +56,8 @@ default_config() {
 # camera size, motion gate, paths). A wrong key or value stops the service with one line in
 # `journalctl -u tantrix-pi` naming it.
 
+language = ""               # en, cs, hu, pl or es; empty: the system's language (LANG), else English
+
 [camera]
 source = "picamera2"        # picamera2, opencv, folder or video
 settle_s = 2.0              # seconds of auto exposure and white balance before they are locked
@@ -74,7 +76,7 @@ hold_s = 2.0                # hold menu this long for a new game
 
 [voice]
 enabled = false             # espeak-ng (sudo apt install espeak-ng)
-language = "en"
+language = ""               # an espeak-ng voice; empty: the referee's language
 
 [mode]
 kind = "game"               # game, discovery, rainbow, solitaire, gobble, free

@@ -10,7 +10,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from tantrix_pi.errors import TantrixError
-from tantrix_pi.grid import Cell, neighbour, neighbours, opposite, turn
+from tantrix_pi.grid import Cell, fmt, neighbour, neighbours, opposite, turn
+from tantrix_pi.i18n import _
 from tantrix_pi.tiles import TILES, Tile
 
 FORMAT = "tantrix-board/1"
@@ -52,15 +53,15 @@ class Placement:
         return {"tile": self.tile, "q": self.q, "r": self.r, "rot": self.rot}
 
     def __str__(self) -> str:
-        return f"tile {self.tile} at ({self.q},{self.r}) turn {self.rot}"
+        return _("tile {tile} at {cell} turn {rot}").format(tile=self.tile, cell=fmt(self.cell), rot=self.rot)
 
 
 def check_placement(p: Placement) -> None:
     """Raise BoardError unless p names a real tile and a turn in 0..5."""
     if p.tile not in TILES:
-        raise BoardError(f"unknown tile {p.tile!r}: tiles are numbered 1..56")
+        raise BoardError(_("unknown tile {tile!r}: tiles are numbered 1..56").format(tile=p.tile))
     if p.rot not in range(6):
-        raise BoardError(f"tile {p.tile}: rot {p.rot!r} is outside 0..5")
+        raise BoardError(_("tile {tile}: rot {rot!r} is outside 0..5").format(tile=p.tile, rot=p.rot))
 
 
 class Board:
@@ -77,9 +78,11 @@ class Board:
         """Put a placement on the board (no rule is checked here, only that it can physically be)."""
         check_placement(p)
         if p.tile in self._tiles:
-            raise BoardError(f"tile {p.tile} is on the board twice (at {self._tiles[p.tile]} and {p.cell})")
+            raise BoardError(_("tile {tile} is on the board twice (at {cell} and {other})").format(
+                tile=p.tile, cell=fmt(self._tiles[p.tile]), other=fmt(p.cell)))
         if p.cell in self._cells:
-            raise BoardError(f"two tiles in cell {p.cell}: {self._cells[p.cell].tile} and {p.tile}")
+            raise BoardError(_("two tiles in cell {cell}: {tile} and {other}").format(
+                cell=fmt(p.cell), tile=self._cells[p.cell].tile, other=p.tile))
         self._cells[p.cell] = p
         self._tiles[p.tile] = p.cell
 
@@ -242,12 +245,13 @@ class Board:
     def from_dict(cls, data: object) -> Board:
         """Read a `tantrix-board/1` object; BoardError names the first problem found."""
         if not isinstance(data, dict):
-            raise BoardError("a board file must hold a JSON object")
+            raise BoardError(_("a board file must hold a JSON object"))
         if data.get("format") != FORMAT:
-            raise BoardError(f"format is {data.get('format')!r}, expected {FORMAT!r}")
+            raise BoardError(_("format is {found!r}, expected {wanted!r}").format(found=data.get("format"),
+                                                                                wanted=FORMAT))
         tiles = data.get("tiles")
         if not isinstance(tiles, list):
-            raise BoardError("'tiles' must be a list of placements")
+            raise BoardError(_("'tiles' must be a list of placements"))
         board = cls()
         for i, t in enumerate(tiles):
             board.place(placement_from_dict(t, f"tiles[{i}]"))
@@ -258,7 +262,8 @@ class Board:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise BoardError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+            raise BoardError(_("not JSON: {error} at line {line} column {column}").format(
+                error=e.msg, line=e.lineno, column=e.colno)) from None
         return cls.from_dict(data)
 
     @classmethod
@@ -276,15 +281,17 @@ class Board:
 def placement_from_dict(t: object, where: str = "placement") -> Placement:
     """A Placement from {"tile", "q", "r", "rot"}; BoardError names what is wrong."""
     if not isinstance(t, dict):
-        raise BoardError(f"{where} must be an object with tile, q, r, rot")
+        raise BoardError(_("{where} must be an object with tile, q, r, rot").format(where=where))
     for key in ("tile", "q", "r", "rot"):
         if key not in t:
-            raise BoardError(f"{where} has no {key!r}")
+            raise BoardError(_("{where} has no {key!r}").format(where=where, key=key))
         if not isinstance(t[key], int) or isinstance(t[key], bool):
-            raise BoardError(f"{where}: {key} must be a whole number, not {t[key]!r}")
+            raise BoardError(_("{where}: {key} must be a whole number, not {value!r}").format(
+                where=where, key=key, value=t[key]))
     for key in ("q", "r"):
         if abs(t[key]) > MAX_COORD:
-            raise BoardError(f"{where}: {key} = {t[key]} is off the table (-{MAX_COORD}..{MAX_COORD})")
+            raise BoardError(_("{where}: {key} = {value} is off the table (-{max}..{max})").format(
+                where=where, key=key, value=t[key], max=MAX_COORD))
     p = Placement(t["tile"], t["q"], t["r"], t["rot"])
     check_placement(p)
     return p
@@ -295,8 +302,8 @@ def read_text(path: str | Path) -> str:
     try:
         return Path(path).read_text()
     except FileNotFoundError:
-        raise BoardError(f"{path}: no such file") from None
+        raise BoardError(_("{path}: no such file").format(path=path)) from None
     except UnicodeDecodeError:
-        raise BoardError(f"{path}: not a text file (expected JSON)") from None
+        raise BoardError(_("{path}: not a text file (expected JSON)").format(path=path)) from None
     except OSError as e:
-        raise BoardError(f"{path}: cannot read it ({e.__class__.__name__})") from None
+        raise BoardError(_("{path}: cannot read it ({error})").format(path=path, error=e.__class__.__name__)) from None

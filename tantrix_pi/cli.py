@@ -2,6 +2,7 @@
 
 Each module of `tantrix_pi.commands` adds its sub-commands through `register(cli)`; a handler returns
 the exit code. Errors a user can act on (`TantrixError`) become one line on stderr and their exit code.
+The global `--lang CODE` (else the gettext environment) sets the language of everything it says.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import os
 import pkgutil
 import sys
 
-from tantrix_pi import commands
+from tantrix_pi import commands, i18n
 from tantrix_pi.errors import EXIT_BAD_INPUT, TantrixError
+from tantrix_pi.i18n import _
 
 
 class Parser(argparse.ArgumentParser):
@@ -21,16 +23,18 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         """Print one line instead of the usage block, and exit 2."""
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_BAD_INPUT, _("{prog}: {message} (see {prog} --help)").format(prog=self.prog, message=message)
+                  + "\n")
 
 
 class Cli:
     """The argument parser, with named groups (`board`, `puzzle`, ...) that several modules extend."""
 
     def __init__(self) -> None:
-        self.parser = Parser(
-            prog="tantrix-pi", description="Tantrix referee for a camera over a table."
-        )
+        self.parser = Parser(prog="tantrix-pi", description=_("Tantrix referee for a camera over a table."))
+        self.parser.add_argument("--lang", metavar="CODE", help=_(
+            "the language of everything said: {languages} (default: from LANGUAGE, LC_ALL, LC_MESSAGES, "
+            "LANG, else en)").format(languages=", ".join(i18n.LANGUAGES)))
         self.commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
         self._groups: dict[str, argparse._SubParsersAction] = {}
 
@@ -55,8 +59,17 @@ def build() -> Cli:
     return cli
 
 
+def language_option(argv: list[str]) -> str | None:
+    """The `--lang` of a command line, read before the parser is built (so that its help is translated)."""
+    early = Parser(prog="tantrix-pi", add_help=False)
+    early.add_argument("--lang")
+    return early.parse_known_args(argv)[0].lang
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        i18n.use(i18n.choose(language_option(argv)))
         args = build().parser.parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error, already printed as one line (2)
         return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tantrix_pi.board import Board, BoardError, Placement, placement_from_dict, read_text
 from tantrix_pi.errors import EXIT_NO, TantrixError
+from tantrix_pi.i18n import _, listing, player_name
 from tantrix_pi.rules import (
     FORCED_NEIGHBOURS,
     ForcedSpace,
@@ -22,9 +23,9 @@ from tantrix_pi.rules import (
     fits,
     fmt,
     forced_space_report,
+    forced_space_text,
     forced_spaces,
     legal_placements,
-    needs_text,
     why_illegal,
 )
 from tantrix_pi.scoring import Score, scores
@@ -60,7 +61,8 @@ def colour_code(text: str) -> str:
     names = {name: code for code, name in COLOUR_NAMES.items() if code in COLOURS}
     code = text.upper() if isinstance(text, str) and text.upper() in COLOURS else names.get(str(text).lower())
     if code is None:
-        raise GameError(f"unknown player colour {text!r}: use red, yellow, green, blue (or R, Y, G, B)")
+        raise GameError(_("unknown player colour {text!r}: use red, yellow, green, blue (or R, Y, G, B)").format(
+            text=text))
     return code
 
 
@@ -130,7 +132,8 @@ class Game:
     def __init__(self, players: Iterable[str], hands: dict[str, Iterable[int]] | None = None) -> None:
         self.players = tuple(colour_code(p) for p in players)
         if not 2 <= len(self.players) <= 4 or len(set(self.players)) != len(self.players):
-            raise GameError(f"a game needs 2-4 players of different colours, not {list(self.players)}")
+            raise GameError(_("a game needs 2-4 players of different colours, not {players}").format(
+                players=list(self.players)))
         self.board = Board()
         self.hands: dict[str, set[int]] | None = None
         if hands is not None:
@@ -218,15 +221,17 @@ class Game:
         tiles = set(tiles)
         bad = sorted(t for t in tiles if t not in ALL_NUMBERS)
         if bad:
-            raise GameError(f"unknown tile {bad[0]} in {COLOUR_NAMES[player]}'s hand")
+            raise GameError(_("unknown tile {tile} in {player}'s hand").format(tile=bad[0], player=player_name(player)))
         on_board = sorted(tiles & self.board.tiles)
         if on_board:
-            raise GameError(f"tile {on_board[0]} cannot be in {COLOUR_NAMES[player]}'s hand: it is on the table")
+            raise GameError(_("tile {tile} cannot be in {player}'s hand: it is on the table").format(
+                tile=on_board[0], player=player_name(player)))
         if self.hands is None:
             self.hands = {p: set() for p in self.players}
         for other, held in self.hands.items():
             if other != player and tiles & held:
-                raise GameError(f"tile {min(tiles & held)} is already in {COLOUR_NAMES[other]}'s hand")
+                raise GameError(_("tile {tile} is already in {player}'s hand").format(
+                    tile=min(tiles & held), player=player_name(other)))
         self.hands[player] = tiles
 
     def draw(self, player: str, tile: int) -> None:
@@ -266,7 +271,7 @@ class Game:
         move); return the announcement or raise IllegalMove with every violation, leaving the game as it was."""
         p = placement
         if len(self.board) == len(ALL_NUMBERS):
-            raise IllegalMove([Violation(GAME_OVER, "the game is over: all 56 tiles are on the table")], p)
+            raise IllegalMove([Violation(GAME_OVER, _("the game is over: all 56 tiles are on the table"))], p)
         fill = p.cell not in self.board and self.board.occupied_neighbours(p.cell) >= FORCED_NEIGHBOURS
         current = self.turn
         nxt = self.players[self._next_turn()]
@@ -278,28 +283,30 @@ class Game:
             player = self._player(player)
             if player != current:
                 if not self._free_done:
-                    violations.append(Violation(TURN_ORDER, f"it is {COLOUR_NAMES[current]}'s turn and "
-                                                f"{COLOUR_NAMES[current]} has not made a free move yet"))
+                    violations.append(Violation(TURN_ORDER, _(
+                        "it is {player}'s turn and {player} has not made a free move yet").format(
+                        player=player_name(current))))
                 elif player != nxt:
-                    violations.append(Violation(TURN_ORDER, f"after {COLOUR_NAMES[current]} it is "
-                                                f"{COLOUR_NAMES[nxt]}'s turn, not {COLOUR_NAMES[player]}'s"))
+                    violations.append(Violation(TURN_ORDER, _(
+                        "after {current} it is {next}'s turn, not {player}'s").format(
+                        current=player_name(current), next=player_name(nxt), player=player_name(player))))
                 passing = True
             elif self._free_done and not fill:
-                violations.append(Violation(TURN_ORDER, f"{COLOUR_NAMES[current]} already made a free move this "
-                                            "turn; only forced spaces may be filled"))
+                violations.append(self._free_move_made(current))
         if passing:
             violations += self._left_unfilled(current)
         mover = nxt if passing else current
         violations += why_illegal(self.board, p, self.bag_empty)
         if self.hands is not None:
             if p.tile not in self.hands[mover] and passing and player is None and p.tile in self.hands[current]:
-                violations.append(Violation(TURN_ORDER, f"{COLOUR_NAMES[current]} already made a free move this "
-                                            "turn; only forced spaces may be filled"))
+                violations.append(self._free_move_made(current))
             elif p.tile not in self.hands[mover]:
-                violations.append(Violation(NOT_IN_HAND, f"tile {p.tile} is not in {COLOUR_NAMES[mover]}'s hand"))
+                violations.append(Violation(NOT_IN_HAND, _("tile {tile} is not in {player}'s hand").format(
+                    tile=p.tile, player=player_name(mover))))
             if not fill:
-                violations += [Violation(MUST_FILL, f"{COLOUR_NAMES[mover]} must first fill forced space "
-                                         f"{space.letter} at {fmt(space.cell)} (with tile {q.tile})", (space.cell,))
+                violations += [Violation(MUST_FILL, _("{player} must first fill forced space {letter} at {cell} "
+                                                      "(with tile {tile})").format(
+                    player=player_name(mover), letter=space.letter, cell=fmt(space.cell), tile=q.tile), (space.cell,))
                                for q, space in self.obligations(mover)]
         if violations:
             raise IllegalMove(violations, p)
@@ -328,11 +335,12 @@ class Game:
         """End the turn of the player to move (the referee's button); return who plays next."""
         current = self.turn
         if player is not None and self._player(player) != current:
-            raise IllegalMove([Violation(TURN_ORDER, f"it is {COLOUR_NAMES[current]}'s turn, not "
-                                         f"{COLOUR_NAMES[self._player(player)]}'s")])
+            raise IllegalMove([Violation(TURN_ORDER, _("it is {current}'s turn, not {player}'s").format(
+                current=player_name(current), player=player_name(self._player(player))))])
         violations = []
         if not self._free_done:
-            violations.append(Violation(TURN_ORDER, f"{COLOUR_NAMES[current]} has not made a free move yet"))
+            violations.append(Violation(TURN_ORDER, _("{player} has not made a free move yet").format(
+                player=player_name(current))))
         violations += self._left_unfilled(current)
         if violations:
             raise IllegalMove(violations)
@@ -360,8 +368,8 @@ class Game:
     def _player(self, player: str) -> str:
         code = colour_code(player)
         if code not in self.players:
-            raise GameError(f"{COLOUR_NAMES[code]} is not playing (players: "
-                            f"{', '.join(COLOUR_NAMES[p] for p in self.players)})")
+            raise GameError(_("{player} is not playing (players: {players})").format(
+                player=player_name(code), players=listing(player_name(p) for p in self.players)))
         return code
 
     def _next_turn(self) -> int:
@@ -378,32 +386,38 @@ class Game:
         return set(ALL_NUMBERS) - self.board.tiles
 
     def _left_unfilled(self, player: str) -> list[Violation]:
-        return [Violation(MUST_FILL, f"{COLOUR_NAMES[player]} must still fill forced space {space.letter} at "
-                          f"{fmt(space.cell)} (with tile {q.tile}) before the turn passes", (space.cell,))
+        return [Violation(MUST_FILL, _("{player} must still fill forced space {letter} at {cell} (with tile {tile}) "
+                                       "before the turn passes").format(
+            player=player_name(player), letter=space.letter, cell=fmt(space.cell), tile=q.tile), (space.cell,))
                 for q, space in self.obligations(player)]
+
+    @staticmethod
+    def _free_move_made(player: str) -> Violation:
+        return Violation(TURN_ORDER, _("{player} already made a free move this turn; only forced spaces may be "
+                                       "filled").format(player=player_name(player)))
 
     def _announce(self, move: Move, passing: bool, emptied: bool, out_of_tiles: bool) -> Announcement:
         p = move.placement
-        who = COLOUR_NAMES[move.player]
+        who = player_name(move.player)
         forced = tuple(forced_space_report(self.board))
-        lines = [f"{who}: tile {p.tile} at {fmt(p.cell)} turn {p.rot}" + (" fills a forced space" if move.fill
-                                                                           else " (free move)")]
-        for f in forced:
-            fitting = "fits " + ", ".join(map(str, f.fits)) if f.fits else "no unplayed tile fits"
-            lines.append(f"forced space {f.letter} at {fmt(f.cell)} needs {needs_text(f.needs)}: {fitting}")
+        said = (_("{player}: tile {tile} at {cell} turn {rot} fills a forced space") if move.fill
+                else _("{player}: tile {tile} at {cell} turn {rot} (free move)"))
+        lines = [said.format(player=who, tile=p.tile, cell=fmt(p.cell), rot=p.rot)]
+        lines += [forced_space_text(f) for f in forced]
         if emptied:
-            lines.append("the bag is empty: the restrictions no longer apply")
+            lines.append(_("the bag is empty: the restrictions no longer apply"))
         over = len(self.board) == len(ALL_NUMBERS)
         if over:
             lines.append(self.result())
         elif out_of_tiles:
-            lines.append(f"{who} has played all tiles; {COLOUR_NAMES[self.turn]} to play")
+            lines.append(_("{player} has played all tiles; {next} to play").format(player=who,
+                                                                                   next=player_name(self.turn)))
         elif self._free_done:
-            nxt = self.players[self._next_turn()]
-            lines.append(f"{who} may fill forced spaces, then {COLOUR_NAMES[nxt]} plays" if forced
-                         else f"{COLOUR_NAMES[nxt]} to play")
+            nxt = player_name(self.players[self._next_turn()])
+            lines.append(_("{player} may fill forced spaces, then {next} plays").format(player=who, next=nxt)
+                         if forced else _("{next} to play").format(next=nxt))
         else:
-            lines.append(f"{who}'s free move next")
+            lines.append(_("{player}'s free move next").format(player=who))
         return Announcement(move, passing, forced, self.bag, emptied, over, self.turn, tuple(lines))
 
     # -- records -------------------------------------------------------------------------------
@@ -435,42 +449,47 @@ class Record:
 def record_from_dict(data: object) -> Record:
     """Read a `tantrix-game/1` record; GameError (exit 2) names the first problem found."""
     if not isinstance(data, dict):
-        raise GameError("a game record must hold a JSON object")
+        raise GameError(_("a game record must hold a JSON object"))
     if data.get("format") != RECORD_FORMAT:
-        raise GameError(f"format is {data.get('format')!r}, expected {RECORD_FORMAT!r}")
+        raise GameError(_("format is {found!r}, expected {wanted!r}").format(found=data.get("format"),
+                                                                           wanted=RECORD_FORMAT))
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise GameError("'players' must be a list of colours in seating order")
+        raise GameError(_("'players' must be a list of colours in seating order"))
     players = tuple(colour_code(p) for p in players)
     if not 2 <= len(players) <= 4 or len(set(players)) != len(players):
-        raise GameError(f"a game needs 2-4 players of different colours, not {list(players)}")
+        raise GameError(_("a game needs 2-4 players of different colours, not {players}").format(
+            players=list(players)))
     moves = data.get("moves")
     if not isinstance(moves, list):
-        raise GameError("'moves' must be a list")
+        raise GameError(_("'moves' must be a list"))
     events = []
     tiles: dict[int, int] = {}
     cells: dict[tuple[int, int], int] = {}
     for i, m in enumerate(moves):
         where = f"moves[{i}]"
         if not isinstance(m, dict) or not isinstance(m.get("player"), str):
-            raise GameError(f"{where} must be an object with a 'player'")
-        player = colour_code(m["player"])
-        if player not in players:
-            raise GameError(f"{where}: {COLOUR_NAMES[player]} is not one of the players")
+            raise GameError(_("{where} must be an object with a 'player'").format(where=where))
+        code = colour_code(m["player"])
+        if code not in players:
+            raise GameError(_("{where}: {player} is not one of the players").format(where=where,
+                                                                                    player=player_name(code)))
         if m.get("end_turn") is True:
-            events.append(("end_turn", player))
+            events.append(("end_turn", code))
             continue
         try:
             p = placement_from_dict(m, where)
         except BoardError as e:
             raise GameError(str(e)) from None
         if p.tile in tiles:
-            raise GameError(f"{where}: tile {p.tile} is placed twice (first in moves[{tiles[p.tile]}])")
+            raise GameError(_("{where}: tile {tile} is placed twice (first in moves[{first}])").format(
+                where=where, tile=p.tile, first=tiles[p.tile]))
         if p.cell in cells:
-            raise GameError(f"{where}: two tiles in cell {p.cell} (first in moves[{cells[p.cell]}])")
+            raise GameError(_("{where}: two tiles in cell {cell} (first in moves[{first}])").format(
+                where=where, cell=fmt(p.cell), first=cells[p.cell]))
         tiles[p.tile] = i
         cells[p.cell] = i
-        events.append(Move(player, p, False))
+        events.append(Move(code, p, False))
     return Record(players, tuple(events))
 
 
@@ -480,7 +499,8 @@ def load_record(path: str | Path) -> Record:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise GameError(f"{path}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        raise GameError(_("{path}: not JSON: {error} at line {line} column {column}").format(
+            path=path, error=e.msg, line=e.lineno, column=e.colno)) from None
     try:
         return record_from_dict(data)
     except (GameError, BoardError) as e:

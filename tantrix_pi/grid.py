@@ -15,9 +15,13 @@ Cell = tuple[int, int]
 DIRECTIONS: tuple[Cell, ...] = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))
 """(dq, dr) of directions 0..5: NE, E, SE, SW, W, NW (clockwise, like tile edges)."""
 
-DIRECTION_NAMES = ("NE", "E", "SE", "SW", "W", "NW")
 
 SQRT3 = math.sqrt(3.0)
+
+
+def fmt(cell: Cell) -> str:
+    """A cell as players read it, in every language: (q,r)."""
+    return f"({cell[0]},{cell[1]})"
 
 
 def opposite(d: int) -> int:

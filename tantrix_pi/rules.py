@@ -8,8 +8,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import DIRECTION_NAMES, DIRECTIONS, Cell, neighbour, neighbours, opposite
-from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, TILES
+from tantrix_pi.grid import DIRECTIONS, Cell, fmt, neighbour, neighbours, opposite
+from tantrix_pi.i18n import _, colour_name, direction_name, listing
+from tantrix_pi.tiles import ALL_NUMBERS, TILES
 
 # Rule names: stable strings other parts (referee, display, records) may store and compare.
 CELL_OCCUPIED = "cell-occupied"
@@ -36,11 +37,6 @@ class Violation:
 
     def __str__(self) -> str:
         return self.message
-
-
-def fmt(cell: Cell) -> str:
-    """A cell as players read it: (q,r)."""
-    return f"({cell[0]},{cell[1]})"
 
 
 # -- fitting: every (tile, rot) indexed by the colours it shows in each set of directions ----------
@@ -223,13 +219,16 @@ def closure_violations(board: Board) -> list[Cell]:
 
 def _describe(p: ClosureProblem, cell: Cell) -> Violation:
     if p.round == 1 and p.partner is None:
-        return Violation(FOUR_SIDED_SPACE, f"restriction 2: would make {fmt(p.cell)} a four-sided space",
-                         (cell, p.cell))
+        return Violation(FOUR_SIDED_SPACE, _("restriction 2: would make {cell} a four-sided space").format(
+            cell=fmt(p.cell)), (cell, p.cell))
     if p.round == 1:
-        return Violation(CONTROLLED_SIDE, f"restriction 3: forced spaces {fmt(p.cell)} and {fmt(p.partner)} "
-                         f"side by side; filling one makes the other four-sided", (cell, p.cell, p.partner))
-    return Violation(CONTROLLED_SIDE, f"restriction 3: controlled side from forced space at {fmt(p.origin)}; "
-                     f"would make {fmt(p.cell)} four-sided", (cell, p.origin, p.cell))
+        return Violation(CONTROLLED_SIDE, _("restriction 3: forced spaces {cell} and {other} side by side; filling "
+                                            "one makes the other four-sided").format(cell=fmt(p.cell),
+                                                                                     other=fmt(p.partner)),
+                         (cell, p.cell, p.partner))
+    return Violation(CONTROLLED_SIDE, _("restriction 3: controlled side from forced space at {origin}; would make "
+                                        "{cell} four-sided").format(origin=fmt(p.origin), cell=fmt(p.cell)),
+                     (cell, p.origin, p.cell))
 
 
 def _restriction_23(cell: Cell, occupied: Mapping | AbstractSet, counts: dict) -> list[Violation]:
@@ -270,8 +269,10 @@ def _golden(board: Board, p: Placement) -> list[Violation]:
         if mine != theirs:
             out.append(Violation(
                 GOLDEN_RULE,
-                f"golden rule: tile {p.tile} shows {COLOUR_NAMES[mine]} towards {fmt(other.cell)} "
-                f"({DIRECTION_NAMES[d]}), where tile {other.tile} shows {COLOUR_NAMES[theirs]}",
+                _("golden rule: tile {tile} shows {colour} towards {cell} ({direction}), where tile {other} shows "
+                  "{other_colour}").format(tile=p.tile, colour=colour_name(mine), cell=fmt(other.cell),
+                                           direction=direction_name(d), other=other.tile,
+                                           other_colour=colour_name(theirs)),
                 (p.cell, other.cell), d))
     return out
 
@@ -295,10 +296,11 @@ def _hopeless_context(board: Board, cell: Cell) -> list[tuple[int, Cell, list]]:
 def _hopeless_after(p: Placement, context: list[tuple[int, Cell, list]]) -> list[Violation]:
     out = []
     for d, n, needs in context:
-        colour = p.colour(d)
-        if needs.count(colour) >= 2:
-            out.append(Violation(HOPELESS_SPACE, f"restriction 1: would make {fmt(n)} a forced space with three "
-                                 f"{COLOUR_NAMES[colour]} links: no tile can fill it", (p.cell, n)))
+        link = p.colour(d)
+        if needs.count(link) >= 2:
+            out.append(Violation(HOPELESS_SPACE, _("restriction 1: would make {cell} a forced space with three "
+                                                   "{colour} links: no tile can fill it").format(
+                cell=fmt(n), colour=colour_name(link)), (p.cell, n)))
     return out
 
 
@@ -310,14 +312,16 @@ def why_illegal(board: Board, placement: Placement, bag_empty: bool = False) -> 
     p = placement
     out = []
     if p.cell in board:
-        out.append(Violation(CELL_OCCUPIED, f"cell {fmt(p.cell)} already holds tile {board[p.cell].tile}", (p.cell,)))
+        out.append(Violation(CELL_OCCUPIED, _("cell {cell} already holds tile {tile}").format(
+            cell=fmt(p.cell), tile=board[p.cell].tile), (p.cell,)))
     where = board.cell_of(p.tile)
     if where is not None:
-        out.append(Violation(TILE_PLACED, f"tile {p.tile} is already on the board at {fmt(where)}", (where,)))
+        out.append(Violation(TILE_PLACED, _("tile {tile} is already on the board at {cell}").format(
+            tile=p.tile, cell=fmt(where)), (where,)))
     if p.cell in board:
         return out
     if len(board) and not any(n in board for n in neighbours(p.cell)):
-        out.append(Violation(NOT_TOUCHING, f"{fmt(p.cell)} does not touch the Tantrix", (p.cell,)))
+        out.append(Violation(NOT_TOUCHING, _("{cell} does not touch the Tantrix").format(cell=fmt(p.cell)), (p.cell,)))
     out += _golden(board, p)
     if not bag_empty and len(board):
         out += _hopeless_after(p, _hopeless_context(board, p.cell))
@@ -369,8 +373,18 @@ class ForcedSpace:
 
 
 def needs_text(needs: tuple[str | None, ...]) -> str:
-    """What a space needs, as players read it: 'SW=B W=Y NW=Y' (direction=colour of each facing link)."""
-    return " ".join(f"{DIRECTION_NAMES[d]}={c}" for d, c in enumerate(needs) if c is not None)
+    """What a space needs, as players read it: 'SW blue, W yellow, NW yellow' (each facing link's colour)."""
+    return listing(_("{direction} {colour}").format(direction=direction_name(d), colour=colour_name(c))
+                   for d, c in enumerate(needs) if c is not None)
+
+
+def forced_space_text(f: ForcedSpace) -> str:
+    """One forced space as players read it: its letter, cell, the colours it needs and the tiles that fit."""
+    if f.fits:
+        return _("forced space {letter} at {cell} needs {needs}: fits {tiles}").format(
+            letter=f.letter, cell=fmt(f.cell), needs=needs_text(f.needs), tiles=listing(f.fits))
+    return _("forced space {letter} at {cell} needs {needs}: no unplayed tile fits").format(
+        letter=f.letter, cell=fmt(f.cell), needs=needs_text(f.needs))
 
 
 def forced_space_report(board: Board, tiles: Iterable[int] | None = None) -> list[ForcedSpace]:

@@ -130,7 +130,7 @@ def test_menu_changes_players_and_seats_and_applies_on_close():
     while menu.items()[menu.index] != "players":
         menu.handle(Event.MENU)
     menu.handle(Event.NEXT)
-    assert menu.settings.players == 3 and "Seat 3: yellow" in menu.screen().lines
+    assert menu.settings.players == 3 and "Seat 3: Yellow" in menu.screen().lines
     menu.handle(Event.MENU)  # seat 1
     menu.handle(Event.NEXT)  # red -> yellow, which seat 3 had: they swap
     assert menu.settings.colours == ("Y", "B", "R")
@@ -222,4 +222,4 @@ def test_buttons_drive_the_menu_drawn_on_a_mono_display(factory):
         display.show(menu.screen())
     assert menu.settings.mode == "discovery"
     assert device.image is not None and device.image.size == (128, 64)
-    assert display.screen.lines[0] == "Mode: discovery"
+    assert display.screen.lines[0] == "Mode: Discovery"

@@ -33,14 +33,14 @@ def test_one_turn_is_fills_one_free_move_fills_and_a_second_free_move_passes_the
     with pytest.raises(IllegalMove) as e:
         game.push(fitting(game, (2, 0)), player="B")
     assert [v.rule for v in e.value.violations] == [TURN_ORDER]
-    with pytest.raises(GameError, match="green is not playing"):
+    with pytest.raises(GameError, match="Green is not playing"):
         game.push(fitting(game, (2, 0)), player="G")
 
 
 def test_play_goes_round_in_seating_order():
     game = Game(["red", "yellow", "green"])
     game.push(Placement(1, 0, 0, 0), player="red")
-    with pytest.raises(IllegalMove, match="after red it is yellow's turn, not green's"):
+    with pytest.raises(IllegalMove, match="after Red it is Yellow's turn, not Green's"):
         game.push(fitting(game, (1, 0)), player="green")
     game.push(fitting(game, (1, 0)), player="yellow")
     game.end_turn("yellow")
@@ -49,7 +49,7 @@ def test_play_goes_round_in_seating_order():
 
 def test_a_player_out_of_turn_before_the_free_move_is_refused():
     game = Game(["red", "blue"])
-    with pytest.raises(IllegalMove, match="red has not made a free move"):
+    with pytest.raises(IllegalMove, match="Red has not made a free move"):
         game.push(Placement(1, 0, 0, 0), player="blue")
     with pytest.raises(IllegalMove, match="has not made a free move"):
         game.end_turn()

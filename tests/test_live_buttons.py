@@ -87,7 +87,7 @@ def test_next_back_and_holding_menu_reach_the_referee(rig):
     rig.press("back")
     assert rig.sink.events[-1].text == "To undo, take tile 21 off (0,0)."
     rig.press("next")
-    assert rig.sink.events[-1].text == "Green ends the turn: red to play."
+    assert rig.sink.events[-1].text == "Green ends the turn: Red to play."
     first = rig.loop.game
     rig.press("menu", hold=0.9)  # held: a new game, same settings
     assert rig.sink.events[-1].kind == "new_game" and rig.loop.game == first + 1
@@ -100,7 +100,7 @@ def test_menu_pages_reach_the_screen_and_a_changed_mode_starts_that_game(rig):
     page = rig.sink.screens[-1]
     assert page.title == "Menu" and page.lines[0] == "Mode: game" and page.selected == 0
     rig.press("next")  # changes the mode
-    assert rig.sink.screens[-1].lines[:2] == ("Mode: discovery", "Discovery: 10 tiles")
+    assert rig.sink.screens[-1].lines[:2] == ("Mode: Discovery", "Discovery: 10 tiles")
     views = len(rig.sink.views)
     rig.press("back")  # closes the menu: the settings apply
     assert rig.sink.events[-1].kind == "new_game"

@@ -64,9 +64,12 @@ def test_the_config_install_sh_writes_is_read_by_the_service_and_holds_the_defau
     f.write_text(text)
     cfg = config.load(f)
     data = tomllib.loads(text)
-    assert {"camera", "display", "buttons", "voice", "mode"} <= set(data)
+    assert {"language", "camera", "display", "buttons", "voice", "mode"} <= set(data)
     defaults = config.from_dict({})
     for section, keys in data.items():
+        if section in config.TOP:
+            assert getattr(cfg, section) == getattr(defaults, section), section
+            continue
         for key in keys:
             assert getattr(cfg, section)[key] == getattr(defaults, section)[key], f"{section}.{key}"
 
@@ -77,13 +80,15 @@ def documented_keys() -> dict[str, set[str]]:
     for line in (ROOT / "docs" / "config.md").read_text().splitlines():
         if m := re.match(r"## `\[(\w+)\]`", line):
             section = out.setdefault(m.group(1), set())
+        elif line.startswith("## Top level"):
+            section = out.setdefault("", set())
         elif section is not None and (m := re.match(r"\| `(\w+)` \|", line)):
             section.add(m.group(1))
     return out
 
 
 def test_docs_config_md_lists_exactly_the_schemas_keys():
-    assert documented_keys() == {s: set(keys) for s, keys in SCHEMA.items()}
+    assert documented_keys() == {"": set(config.TOP), **{s: set(keys) for s, keys in SCHEMA.items()}}
 
 
 def test_config_and_profile_take_the_state_folder_from_systemd_alike(tmp_path, monkeypatch):

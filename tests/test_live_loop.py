@@ -297,7 +297,9 @@ def test_discovery_puzzle_solved_or_what_is_wrong(tmp_path):
     wrong = moves[:-1] + [Placement(last.tile, last.q, last.r, (last.rot + 1) % 6)]
     _, sink, _ = run_loop(tmp_path / "b", scene_frames(script(wrong, still=4, hand=2)), setup)
     assert kinds(sink)[-2:] == ["illegal", "not_solved"]
-    assert any(str(last.q) in r and "edge between" in r for r in sink.events[-1].data["reasons"])
+    said = sink.events[-1]
+    assert said.data == {"puzzle": "discovery:4"}
+    assert "edge between" in said.text and f"({last.q},{last.r})" in said.text
 
 
 def test_an_unsure_tile_is_never_judged(tmp_path):

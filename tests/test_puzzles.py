@@ -61,7 +61,7 @@ def test_an_extra_tile_is_named():
     cell = next(c for c in board.empty_neighbours() if tile_up([c], board=board, avoid=range(1, 5)))
     bigger = tile_up([cell], board=board, avoid=range(1, 5))
     extra = (bigger.tiles - board.tiles).pop()
-    assert f"tile {extra} is not part of discovery:4" in puzzle("discovery:4").check(bigger).reasons
+    assert f"tile {extra} is not part of Discovery 4" in puzzle("discovery:4").check(bigger).reasons
 
 
 @pytest.mark.parametrize("colour", ["white", "yellow", "green", "blue"])

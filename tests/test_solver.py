@@ -57,7 +57,7 @@ def test_hint_on_a_puzzle_without_solution_says_so_instead_of_blaming_a_tile():
 
 
 def test_timeout_stops_the_search_with_a_clear_error():
-    with pytest.raises(SolveTimeout, match="discovery:30"):
+    with pytest.raises(SolveTimeout, match="Discovery 30"):
         solve(puzzle("discovery:30"), timeout=0.001)
 
 

@@ -48,7 +48,7 @@ def test_score_names_the_winner(board_photo, capsys):
     path, _ = board_photo
     assert main(["score", path, "--players", "red,blue"]) == 0
     out = capsys.readouterr().out
-    assert "red: line" in out and "blue: line" in out and ("winner:" in out or "tie:" in out)
+    assert "Red: line" in out and "Blue: line" in out and ("winner:" in out or "tie:" in out)
 
 
 def test_check_gives_a_verdict_with_reasons(board_photo, capsys):

@@ -8,39 +8,40 @@ import json
 from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.game import GameError, bag_empty_at, colour_code
-from tantrix_pi.grid import neighbour
+from tantrix_pi.grid import fmt, neighbour
+from tantrix_pi.i18n import _, colour_name, listing, ngettext, player_name
 from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
     closure_violations,
-    fmt,
     forced_space_report,
+    forced_space_text,
     four_sided_spaces,
     hopeless_spaces,
-    needs_text,
     reading_order,
 )
 from tantrix_pi.scoring import four_lines, four_loops, scores
-from tantrix_pi.tiles import COLOUR_NAMES, COLOURS
+from tantrix_pi.tiles import COLOURS
 
 
 def register(cli) -> None:
-    board = cli.group("board", "Look at a board file (tantrix-board/1), check it, score it.")
-    p = cli.command("show", "Print a board as text and optionally draw it to a PNG.", show, board)
-    p.add_argument("file")
-    p.add_argument("--png", metavar="OUT", help="also draw the board (forced spaces lettered) to this PNG")
-    p.add_argument("--scale", type=_scale, default=40.0, help="pixels per hexagon radius in the PNG (default 40)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p = cli.command("check", "Check a board against the rules: mismatches, holes, forced spaces, restrictions.",
+    board = cli.group("board", _("Look at a board file (tantrix-board/1), check it, score it."))
+    p = cli.command("show", _("Print a board as text and optionally draw it to a PNG."), show, board)
+    p.add_argument("file", help=_("a tantrix-board/1 file"))
+    p.add_argument("--png", metavar="OUT", help=_("also draw the board (forced spaces lettered) to this PNG"))
+    p.add_argument("--scale", type=_scale, default=40.0, help=_("pixels per hexagon radius in the PNG (default 40)"))
+    p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
+    p = cli.command("check", _("Check a board against the rules: mismatches, holes, forced spaces, restrictions."),
                     check, board)
-    p.add_argument("file")
+    p.add_argument("file", help=_("a tantrix-board/1 file"))
     p.add_argument("--players", type=int, choices=(2, 3, 4),
-                   help="number of players: the bag counts as empty once 56 - 6N tiles are down")
-    p.add_argument("--bag-empty", action="store_true", help="the bag is empty: the restrictions no longer apply")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p = cli.command("score", "Score every colour: longest line, largest loop, score, the scoring path.", score, board)
-    p.add_argument("file")
-    p.add_argument("--players", metavar="COLOURS", help="player colours, e.g. red,blue (default: all four)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+                   help=_("number of players: the bag counts as empty once 56 - 6N tiles are down"))
+    p.add_argument("--bag-empty", action="store_true", help=_("the bag is empty: the restrictions no longer apply"))
+    p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
+    p = cli.command("score", _("Score every colour: longest line, largest loop, score, the scoring path."), score,
+                    board)
+    p.add_argument("file", help=_("a tantrix-board/1 file"))
+    p.add_argument("--players", metavar="COLOURS", help=_("player colours, e.g. red,blue (default: all four)"))
+    p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
 
 
 def _scale(text: str) -> float:
@@ -49,7 +50,7 @@ def _scale(text: str) -> float:
     except ValueError:
         value = 0.0
     if not 4 <= value <= 400:
-        raise argparse.ArgumentTypeError(f"needs pixels per hexagon radius, 4..400, not {text!r}")
+        raise argparse.ArgumentTypeError(_("needs pixels per hexagon radius, 4..400, not {text!r}").format(text=text))
     return value
 
 
@@ -58,7 +59,7 @@ def text_view(board: Board, marks: dict | None = None) -> str:
     marks = marks or {}
     cells = board.cells | set(marks)
     if not cells:
-        return "(empty board)"
+        return _("(empty board)")
     rows = range(min(r for _, r in cells), max(r for _, r in cells) + 1)
     lo = min(2 * q + r for q, r in cells)
     hi = max(2 * q + r for q, r in cells)
@@ -107,13 +108,12 @@ def show(args) -> int:
         print(json.dumps({"tiles": [p.to_dict() for p in board], "forced_spaces": [list(f.cell) for f in forced],
                           "png": args.png}))
         return EXIT_OK
-    print(f"{args.file}: {len(board)} tiles")
+    print(_tiles_in(args.file, board))
     print(text_view(board, marks))
     for f in forced:
-        print(f"forced space {f.letter} at {fmt(f.cell)} needs {needs_text(f.needs)}: "
-              + (f"fits {', '.join(map(str, f.fits))}" if f.fits else "no unplayed tile fits"))
+        print(forced_space_text(f))
     if args.png:
-        print(f"drawn to {args.png}")
+        print(_("drawn to {path}").format(path=args.png))
     return EXIT_OK
 
 
@@ -125,27 +125,34 @@ def check(args) -> int:
     if args.json:
         print(json.dumps(report))
         return EXIT_NO if bad else EXIT_OK
-    print(f"{args.file}: {len(board)} tiles" + (", bag empty: restrictions lifted" if bag_empty else ""))
+    n = len(board)
+    print(ngettext("{file}: {n} tile, bag empty: restrictions lifted", "{file}: {n} tiles, bag empty: restrictions "
+                   "lifted", n).format(file=args.file, n=n) if bag_empty else _tiles_in(args.file, board))
     for m in report["mismatches"]:
         cell, d = tuple(m["cell"]), m["direction"]
         other = neighbour(cell, d)
-        print(f"mismatch: {fmt(cell)} shows {COLOUR_NAMES[board[cell].colour(d)]} towards {fmt(other)}, which "
-              f"shows {COLOUR_NAMES[board[other].colour((d + 3) % 6)]}")
+        print(_("mismatch: {cell} shows {colour} towards {other}, which shows {other_colour}").format(
+            cell=fmt(cell), colour=colour_name(board[cell].colour(d)), other=fmt(other),
+            other_colour=colour_name(board[other].colour((d + 3) % 6))))
     if not report["connected"]:
-        print(f"not one Tantrix: {len(board.groups())} separate groups")
+        groups = len(board.groups())
+        print(ngettext("not one Tantrix: {n} separate group", "not one Tantrix: {n} separate groups", groups).format(
+            n=groups))
     for c in report["holes"]:
-        print(f"hole at {fmt(tuple(c))}")
-    for f in report["forced_spaces"]:
-        cell = tuple(f["cell"])
-        fits = "fits " + ", ".join(map(str, f["fits"])) if f["fits"] else "no unplayed tile fits"
-        print(f"forced space {f['letter']} at {fmt(cell)} needs {needs_text(f['needs'])}: {fits}")
-    for key, what in [("hopeless_spaces", "hopeless space (three links of one colour)"),
-                      ("four_sided_spaces", "four-sided space"),
-                      ("closure_violations", "filling the forced spaces would make a four-sided space at")]:
+        print(_("hole at {cell}").format(cell=fmt(tuple(c))))
+    for f in forced_space_report(board):
+        print(forced_space_text(f))
+    for key, what in [("hopeless_spaces", _("hopeless space (three links of one colour) at {cell}")),
+                      ("four_sided_spaces", _("four-sided space at {cell}")),
+                      ("closure_violations", _("filling the forced spaces would make a four-sided space at {cell}"))]:
         for c in sorted((tuple(c) for c in report[key]), key=reading_order):
-            print(f"{what} {fmt(c)}" if key == "closure_violations" else f"{what} at {fmt(c)}")
-    print("illegal" if bad else "legal")
+            print(what.format(cell=fmt(c)))
+    print(_("illegal") if bad else _("legal"))
     return EXIT_NO if bad else EXIT_OK
+
+
+def _tiles_in(file: str, board: Board) -> str:
+    return ngettext("{file}: {n} tile", "{file}: {n} tiles", len(board)).format(file=file, n=len(board))
 
 
 def player_colours(text: str | None) -> list[str]:
@@ -157,7 +164,8 @@ def player_colours(text: str | None) -> list[str]:
         try:
             code = colour_code(word.strip())
         except GameError:
-            raise GameError(f"--players: {word.strip()!r} is not a colour (red, yellow, green, blue)") from None
+            raise GameError(_("--players: {word!r} is not a colour (red, yellow, green, blue)").format(
+                word=word.strip())) from None
         if code not in out:
             out.append(code)
     return out
@@ -182,10 +190,12 @@ def score(args) -> int:
     if args.json:
         print(json.dumps(data))
         return EXIT_OK
+    width = max(len(colour_name(c)) for c in table)
     for c, s in table.items():
         mark = "*" if c in winners else " "
-        note = "" if c in players else "  (not playing)"
-        print(f"{mark} {COLOUR_NAMES[c]:<6} line {s.line:>2}  loop {s.loop:>2}  score {s.score:>2}{note}")
-    print("winner: " + COLOUR_NAMES[winners[0]] if len(winners) == 1
-          else "tie: " + ", ".join(COLOUR_NAMES[w] for w in winners))
+        line = (_("{colour} line {line:>2}  loop {loop:>2}  score {score:>2}") if c in players
+                else _("{colour} line {line:>2}  loop {loop:>2}  score {score:>2}  (not playing)"))
+        print(mark, line.format(colour=colour_name(c).ljust(width), line=s.line, loop=s.loop, score=s.score))
+    print(_("winner: {player}").format(player=player_name(winners[0])) if len(winners) == 1
+          else _("tie: {players}").format(players=listing(player_name(w) for w in winners)))
     return EXIT_OK

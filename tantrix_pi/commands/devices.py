@@ -7,27 +7,31 @@ import queue
 import shutil
 import time
 
+from tantrix_pi import i18n
 from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.screen import Forced, Screen
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
+from tantrix_pi.i18n import _
 
-SAMPLE = Screen(message="tantrix-pi display check", forced=(Forced("A", (0, 0), "RYGB"),),
-                scores=(("R", 1), ("Y", 2), ("G", 3), ("B", 4)), turn="G")
-"""A frame with every player colour, a forced space and a message: what a game screen needs."""
+
+def sample() -> Screen:
+    """A frame with every player colour, a forced space and a message: what a game screen needs."""
+    return Screen(message=_("tantrix-pi display check"), forced=(Forced("A", (0, 0), "RYGB"),),
+                  scores=(("R", 1), ("Y", 2), ("G", 3), ("B", 4)), turn="G")
 
 
 def register(cli) -> None:
     """Add `devices check`."""
-    group = cli.group("devices", "Try the appliance's display, buttons and voice.")
-    p = cli.command("check", "Show a test frame, print button presses, say a sentence.", check, parent=group)
+    group = cli.group("devices", _("Try the appliance's display, buttons and voice."))
+    p = cli.command("check", _("Show a test frame, print button presses, say a sentence."), check, parent=group)
     p.add_argument("--display", metavar="SPEC",
-                   help="ssd1306, sh1106, st7789, ili9341, png:DIR or none (default: no display)")
+                   help=_("ssd1306, sh1106, st7789, ili9341, png:DIR or none (default: no display)"))
     p.add_argument("--option", metavar="KEY=VALUE", action="append", default=[],
-                   help="a display option, e.g. i2c_address=0x3d or rotate=2 (repeatable)")
+                   help=_("a display option, e.g. i2c_address=0x3d or rotate=2 (repeatable)"))
     p.add_argument("--buttons", metavar="NEXT,BACK,MENU", nargs="?", const="",
-                   help="watch the buttons (BCM pins; default 17,27,22)")
-    p.add_argument("--voice", action="store_true", help="say a sentence through espeak-ng")
-    p.add_argument("--seconds", type=_seconds, default=20.0, help="how long to watch the buttons (default 20)")
+                   help=_("watch the buttons (BCM pins; default 17,27,22)"))
+    p.add_argument("--voice", action="store_true", help=_("say a sentence through espeak-ng"))
+    p.add_argument("--seconds", type=_seconds, default=20.0, help=_("how long to watch the buttons (default 20)"))
 
 
 def _seconds(text: str) -> float:
@@ -36,7 +40,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError(f"needs seconds, above 0 and up to 3600, not {text!r}")
+        raise argparse.ArgumentTypeError(_("needs seconds, above 0 and up to 3600, not {text!r}").format(text=text))
     return value
 
 
@@ -45,7 +49,7 @@ def _options(pairs: list[str]) -> dict[str, object]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise DeviceError(f"--option {pair!r}: write KEY=VALUE")
+            raise DeviceError(_("--option {pair!r}: write KEY=VALUE").format(pair=pair))
         try:
             out[key] = int(value, 0)
         except ValueError:
@@ -60,9 +64,9 @@ def _pins(text: str) -> dict[str, int]:
     try:
         numbers = [int(p) for p in parts]
     except ValueError:
-        raise DeviceError(f"--buttons {text!r}: give three BCM numbers, e.g. 17,27,22") from None
+        raise DeviceError(_("--buttons {text!r}: give three BCM numbers, e.g. 17,27,22").format(text=text)) from None
     if len(numbers) != 3:
-        raise DeviceError(f"--buttons {text!r}: give three BCM numbers, e.g. 17,27,22")
+        raise DeviceError(_("--buttons {text!r}: give three BCM numbers, e.g. 17,27,22").format(text=text))
     return dict(zip(("next", "back", "menu"), numbers, strict=True))
 
 
@@ -76,21 +80,25 @@ def check(args) -> int:
     display = None
     if args.display:
         display = open_display(args.display, _options(args.option))
-        display.show(SAMPLE)
+        display.show(sample())
         w, h = display.size
-        print(f"display: {args.display} {w}x{h} {'mono' if display.mono else 'colour'}, test frame shown")
+        print((_("display: {spec} {width}x{height} mono, test frame shown") if display.mono
+               else _("display: {spec} {width}x{height} colour, test frame shown")).format(
+            spec=args.display, width=w, height=h))
     if args.voice:
         if shutil.which("espeak-ng") is None:
-            print("voice: espeak-ng is not installed (sudo apt install espeak-ng)")
+            print(_("voice: espeak-ng is not installed (sudo apt install espeak-ng)"))
             status = EXIT_NO
         else:
-            voice = open_voice(True)
-            voice.say("Tantrix referee voice check")
+            sentence = _("Tantrix referee voice check")
+            voice = open_voice(True, language=i18n.language())
+            voice.say(sentence)
             voice.close()
-            print("voice: said 'Tantrix referee voice check'")
+            print(_("voice: said '{sentence}'").format(sentence=sentence))
     if args.buttons is not None:
         buttons = Buttons(_pins(args.buttons))
-        print(f"buttons: on BCM {buttons.pins}; press them (for {args.seconds:g} s)")
+        print(_("buttons: on BCM {pins}; press them (for {seconds:g} s)").format(pins=buttons.pins,
+                                                                                  seconds=args.seconds))
         end = time.monotonic() + args.seconds
         try:
             while (left := end - time.monotonic()) > 0:
@@ -100,9 +108,10 @@ def check(args) -> int:
                     if display is not None:
                         display.tick()
                     continue
-                print(f"button: {event.value}")
+                said = _("button: {name}").format(name=event.value)
+                print(said)
                 if display is not None:
-                    display.show(Screen(message=f"button: {event.value}", scores=SAMPLE.scores))
+                    display.show(Screen(message=said, scores=sample().scores))
         finally:
             buttons.close()
     if display is not None:

@@ -6,15 +6,16 @@ import json
 
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.game import Game, Move, ReplayError, load_record, replay_events
-from tantrix_pi.tiles import COLOUR_NAMES
+from tantrix_pi.grid import fmt
+from tantrix_pi.i18n import _, player_name
 
 
 def register(cli) -> None:
-    group = cli.group("game", "Games of 2-4 players: records and replays.")
-    p = cli.command("replay", "Check a game record (tantrix-game/1) move by move, announcing as a referee would.",
+    group = cli.group("game", _("Games of 2-4 players: records and replays."))
+    p = cli.command("replay", _("Check a game record (tantrix-game/1) move by move, announcing as a referee would."),
                     replay, group)
-    p.add_argument("record", help="a tantrix-game/1 record (docs/game-record.md)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("record", help=_("a tantrix-game/1 record (docs/game-record.md)"))
+    p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
 
 
 def replay(args) -> int:
@@ -31,7 +32,7 @@ def replay(args) -> int:
             else:
                 steps.append({"player": event[1], "end_turn": True, "to_move": said})
                 if not args.json:
-                    print(f"   ({COLOUR_NAMES[event[1]]} ends the turn)")
+                    print("  ", _("({player} ends the turn)").format(player=player_name(event[1])))
     except ReplayError as e:
         error = e
     if args.json:
@@ -44,10 +45,14 @@ def replay(args) -> int:
     else:
         if error:
             what = error.event
-            said = (f"{COLOUR_NAMES[what.player]}: tile {what.placement.tile} at ({what.placement.q},"
-                    f"{what.placement.r}) turn {what.placement.rot}") if isinstance(what, Move) \
-                else f"{COLOUR_NAMES[what[1]]} ends the turn"
-            print(f"ILLEGAL (record entry {error.index + 1}) {said}:")
+            if isinstance(what, Move):
+                p = what.placement
+                said = _("ILLEGAL (record entry {n}) {player}: tile {tile} at {cell} turn {rot}:").format(
+                    n=error.index + 1, player=player_name(what.player), tile=p.tile, cell=fmt(p.cell), rot=p.rot)
+            else:
+                said = _("ILLEGAL (record entry {n}) {player} ends the turn:").format(
+                    n=error.index + 1, player=player_name(what[1]))
+            print(said)
             for v in error.violations:
                 print(f"   {v.message}")
         print(game.result())

@@ -8,8 +8,10 @@ import signal
 import sys
 from pathlib import Path
 
+from tantrix_pi import i18n
 from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
+from tantrix_pi.i18n import _
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.store import Store, StoreError
 from tantrix_pi.tiles import COLOUR_NAMES
@@ -18,16 +20,17 @@ log = logging.getLogger("tantrix_pi.live")
 
 
 def register(cli) -> None:
-    p = cli.command("run", "Watch the table through the camera and referee the game (the service).", cmd_run)
-    p.add_argument("--config", metavar="FILE", help="TOML configuration (default: every default; docs/config.md)")
-    p = cli.command("demo", "Replay the bundled recording of a 2-player game through the live referee.", cmd_demo)
-    p.add_argument("--out", default="demo-out", metavar="DIR", help="where to write frames, GIF, events (demo-out)")
-    game = cli.group("game", "Game records: replay, export.")
-    p = cli.command("export", "Write the current (or last) game's record, as `game replay` reads it.", cmd_export,
+    p = cli.command("run", _("Watch the table through the camera and referee the game (the service)."), cmd_run)
+    p.add_argument("--config", metavar="FILE", help=_("TOML configuration (default: every default; docs/config.md)"))
+    p = cli.command("demo", _("Replay the bundled recording of a 2-player game through the live referee."), cmd_demo)
+    p.add_argument("--out", default="demo-out", metavar="DIR",
+                   help=_("where to write frames, GIF, events (demo-out)"))
+    game = cli.group("game", _("Games of 2-4 players: records and replays."))
+    p = cli.command("export", _("Write the current (or last) game's record, as `game replay` reads it."), cmd_export,
                     parent=game)
-    p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
-    p.add_argument("--config", metavar="FILE", help="the service's configuration (for its state folder)")
-    p.add_argument("--state-dir", metavar="DIR", help="the state folder (overrides the configuration)")
+    p.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
+    p.add_argument("--config", metavar="FILE", help=_("the service's configuration (for its state folder)"))
+    p.add_argument("--state-dir", metavar="DIR", help=_("the state folder (overrides the configuration)"))
 
 
 class StopRequest:
@@ -59,6 +62,7 @@ def cmd_run(args) -> int:
     from tantrix_pi.live.sinks import Sinks
 
     cfg = config_mod.load(args.config)
+    i18n.use(i18n.choose(args.lang, cfg.language))
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     profile_path = Path(cfg.paths["profile"]) if cfg.paths["profile"] else cfg.state_dir / "profile.toml"
     detect = make_detector(cfg.paths["profile"], follow=profile_path)
@@ -104,27 +108,31 @@ def cmd_demo(args) -> int:
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        raise TantrixError(f"--out {out}: not a folder (the demo writes frames, GIF and events into a folder)")
+        raise TantrixError(_("--out {path}: not a folder (the demo writes frames, GIF and events into a folder)")
+                           .format(path=out))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise TantrixError(f"--out {out}: cannot make the folder ({e.strerror})") from None
+        raise TantrixError(_("--out {path}: cannot make the folder ({error})").format(path=out,
+                                                                                     error=e.strerror)) from None
     loop, demo, elapsed = run_demo(out)
     stored = [m.placement for m in loop.store.moves(loop.game)]
     s = loop.stats
-    print(f"demo: {s.frames} frames in {elapsed:.1f} s ({s.frames / elapsed:.1f} fps): {s.skipped} skipped for "
-          f"motion, {s.detected} detected, {s.commits} boards committed")
+    print(_("demo: {frames} frames in {seconds:.1f} s ({fps:.1f} fps): {skipped} skipped for motion, {detected} "
+            "detected, {commits} boards committed").format(frames=s.frames, seconds=elapsed, fps=s.frames / elapsed,
+                                                         skipped=s.skipped, detected=s.detected, commits=s.commits))
     frames = len(list((out / "display").glob("*.png")))
-    print(f"demo: wrote {out}/display/ ({frames} display frames), {out}/demo.gif, {out}/events.jsonl, "
-          f"{out}/state.db")
+    print(_("demo: wrote {out}/display/ ({frames} display frames), {out}/demo.gif, {out}/events.jsonl, "
+            "{out}/state.db").format(out=out, frames=frames))
     # the camera has its own grid: compare the stored moves with the record after laying one on the other
     t = register(Board(demo.moves), stored)
     seen = [apply(t, p) for p in stored]
     if seen == demo.moves:
-        print(f"demo: all {len(demo.moves)} placements recognised in order, as recorded")
+        print(_("demo: all {n} placements recognised in order, as recorded").format(n=len(demo.moves)))
         return EXIT_OK
     wrong = [f"#{i + 1} {p}" for i, (p, q) in enumerate(zip(seen, demo.moves, strict=False)) if p != q]
-    print(f"demo: {len(seen)} placements stored for {len(demo.moves)} recorded; differing: " + ", ".join(wrong[:5]))
+    print(_("demo: {stored} placements stored for {recorded} recorded; differing: {wrong}").format(
+        stored=len(seen), recorded=len(demo.moves), wrong=", ".join(wrong[:5])))
     return EXIT_NO
 
 
@@ -150,12 +158,12 @@ def cmd_export(args) -> int:
         state = config_mod.load(args.config).state_dir
     db = state / "state.db"
     if not db.exists():
-        raise StoreError(f"{db}: no game recorded here (is the state folder right?)")
+        raise StoreError(_("{path}: no game recorded here (is the state folder right?)").format(path=db))
     store = Store(db, keep_aside=False)
     try:
         game = store.current_game() or store.last_game()
         if game is None:
-            raise StoreError(f"{db}: no game recorded yet")
+            raise StoreError(_("{path}: no game recorded yet").format(path=db))
         text = json.dumps(record_of(store, *game), indent=1) + "\n"
     finally:
         store.close()
@@ -163,7 +171,7 @@ def cmd_export(args) -> int:
         try:
             Path(args.out).write_text(text)
         except OSError as e:
-            raise TantrixError(f"{args.out}: cannot write it ({e.strerror})") from None
+            raise TantrixError(_("{path}: cannot write it ({error})").format(path=args.out, error=e.strerror)) from None
     else:
         sys.stdout.write(text)
     return EXIT_OK

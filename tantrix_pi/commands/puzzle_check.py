@@ -6,18 +6,17 @@ import json
 
 from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
-from tantrix_pi.puzzles import puzzle
+from tantrix_pi.i18n import _
+from tantrix_pi.puzzles import PUZZLE_HELP, puzzle
 
 
 def register(cli) -> None:
-    group = cli.group("puzzle", "Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire.")
-    p = cli.command("check", "Check a board against a puzzle's goal; name every reason it is not solved.",
+    group = cli.group("puzzle", _("Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire."))
+    p = cli.command("check", _("Check a board against a puzzle's goal; name every reason it is not solved."),
                     check, group)
-    p.add_argument("file", help="a tantrix-board/1 file")
-    p.add_argument("--puzzle", required=True, metavar="NAME",
-                   help="discovery:N (3..30, optionally discovery:N:COLOUR), rainbow:green|yellow|white|blue|red, "
-                        "or solitaire")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("file", help=_("a tantrix-board/1 file"))
+    p.add_argument("--puzzle", required=True, metavar="NAME", help=_(PUZZLE_HELP))
+    p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
 
 
 def check(args) -> int:
@@ -27,7 +26,7 @@ def check(args) -> int:
     if args.json:
         print(json.dumps({"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons)}))
     else:
-        print(f"{goal.name}: " + ("solved" if verdict.solved else "not solved"))
+        print((_("{puzzle}: solved") if verdict.solved else _("{puzzle}: not solved")).format(puzzle=goal.title))
         for reason in verdict.reasons:
             print(f"- {reason}")
     return EXIT_OK if verdict.solved else EXIT_NO

@@ -9,37 +9,38 @@ import time
 from tantrix_pi.board import Board
 from tantrix_pi.commands.board import text_view
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
+from tantrix_pi.grid import fmt
+from tantrix_pi.i18n import N_, _, colour_name, ngettext
 from tantrix_pi.puzzles import puzzle
-from tantrix_pi.solver import beside, count, hint, solve
-from tantrix_pi.tiles import COLOUR_NAMES
+from tantrix_pi.solver import count, hint, hinted, solve
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
-PUZZLE_HELP = ("discovery:N (3..30, optionally discovery:N:COLOUR), "
-               "rainbow:green|yellow|white|blue|red")
+PUZZLE_HELP = N_("discovery:N (3..30, optionally discovery:N:COLOUR), rainbow:green|yellow|white|blue|red")
 
 
 def register(cli) -> None:
-    group = cli.group("puzzle", "Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire.")
-    p = cli.command("solve", "Solve a puzzle hole-free: one solution as a board file, or count them all.",
+    group = cli.group("puzzle", _("Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire."))
+    p = cli.command("solve", _("Solve a puzzle hole-free: one solution as a board file, or count them all."),
                     solve_command, group)
-    p.add_argument("--puzzle", required=True, metavar="NAME", help=PUZZLE_HELP)
+    p.add_argument("--puzzle", required=True, metavar="NAME", help=_(PUZZLE_HELP))
     p.add_argument("--count", action="store_true",
-                   help="count every solution (up to a move and a turn of the whole board); for small puzzles")
-    p.add_argument("--json", action="store_true", help="print the solution as a tantrix-board/1 file (or JSON count)")
-    p.add_argument("--png", metavar="OUT", help="also draw the solution to this PNG")
+                   help=_("count every solution (up to a move and a turn of the whole board); for small puzzles"))
+    p.add_argument("--json", action="store_true",
+                   help=_("print the solution as a tantrix-board/1 file (or JSON count)"))
+    p.add_argument("--png", metavar="OUT", help=_("also draw the solution to this PNG"))
     p.add_argument("--timeout", type=_seconds, metavar="S", default=120.0,
-                   help="give up after S seconds (exit 3; default 120)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomised search order (default 0)")
-    p = cli.command("hint", "Can a partly built puzzle still be completed? One next placement, or what blocks it.",
+                   help=_("give up after S seconds (exit 3; default 120)"))
+    p.add_argument("--seed", type=int, default=0, help=_("seed of the randomised search order (default 0)"))
+    p = cli.command("hint", _("Can a partly built puzzle still be completed? One next placement, or what blocks it."),
                     hint_command, group)
-    p.add_argument("file", help="the tiles placed so far: a tantrix-board/1 file, or a photo of the table "
-                                "(.jpg, .png, ...) read by the detector")
-    p.add_argument("--puzzle", required=True, metavar="NAME", help=PUZZLE_HELP)
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--png", metavar="OUT", help="also draw the board with the hinted tile to this PNG")
+    p.add_argument("file", help=_("the tiles placed so far: a tantrix-board/1 file, or a photo of the table "
+                                  "(.jpg, .png, ...) read by the detector"))
+    p.add_argument("--puzzle", required=True, metavar="NAME", help=_(PUZZLE_HELP))
+    p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
+    p.add_argument("--png", metavar="OUT", help=_("also draw the board with the hinted tile to this PNG"))
     p.add_argument("--timeout", type=_seconds, metavar="S", default=60.0,
-                   help="give up after S seconds (exit 3; default 60)")
+                   help=_("give up after S seconds (exit 3; default 60)"))
 
 
 def _seconds(text: str) -> float:
@@ -48,13 +49,15 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"needs a number of seconds above 0, not {text!r}")
+        raise argparse.ArgumentTypeError(_("needs a number of seconds above 0, not {text!r}").format(text=text))
     return value
 
 
 def _title(goal) -> str:
-    kind = "loop" if goal.loop else f"line through a pyramid of {goal.rows} rows"
-    return f"{goal.name} ({COLOUR_NAMES[goal.colour]} {kind})"
+    if goal.loop:
+        return _("{puzzle} ({colour} loop)").format(puzzle=goal.title, colour=colour_name(goal.colour))
+    return _("{puzzle} ({colour} line through a pyramid of {rows} rows)").format(
+        puzzle=goal.title, colour=colour_name(goal.colour), rows=goal.rows)
 
 
 def _draw(board: Board, path: str, mark=None) -> None:
@@ -68,19 +71,21 @@ def solve_command(args) -> int:
     started = time.monotonic()
     if args.count:
         n = count(goal, args.timeout)
-        print(json.dumps({"puzzle": goal.name, "solutions": n}) if args.json else f"{_title(goal)}: {n} solutions")
+        print(json.dumps({"puzzle": goal.name, "solutions": n}) if args.json
+              else ngettext("{puzzle}: {n} solution", "{puzzle}: {n} solutions", n).format(puzzle=_title(goal), n=n))
         return EXIT_OK
     board = solve(goal, args.timeout, args.seed)
     seconds = time.monotonic() - started
     if board is None:
-        print(json.dumps({"puzzle": goal.name, "solution": None}) if args.json else f"{_title(goal)}: no solution")
+        print(json.dumps({"puzzle": goal.name, "solution": None}) if args.json
+              else _("{puzzle}: no solution").format(puzzle=_title(goal)))
         return EXIT_NO
     if args.png:
         _draw(board, args.png)
     if args.json:
         print(json.dumps(board.to_dict(), indent=1))
     else:
-        print(f"{_title(goal)}: solved in {seconds:.2f} s")
+        print(_("{puzzle}: solved in {seconds:.2f} s").format(puzzle=_title(goal), seconds=seconds))
         print(text_view(board))
         for p in board:
             print(f"  {p}")
@@ -96,11 +101,14 @@ def _placed(path: str) -> Board:
 
     seen = detect(photo.load(path))
     if not seen.tiles:
-        raise Unsure(f"{path}: no tile found")
-    doubts = [f"tile {t.placement.tile}? at {t.placement.cell} (confidence {t.confidence:.2f})" for t in seen.unsure()]
-    doubts += [f"an unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})" for u in seen.unreadable]
+        raise Unsure(_("{path}: no tile found").format(path=path))
+    doubts = [_("tile {tile}? at {cell} (confidence {confidence:.2f})").format(
+        tile=t.placement.tile, cell=fmt(t.placement.cell), confidence=t.confidence) for t in seen.unsure()]
+    doubts += [_("an unreadable tile at pixel ({x:.0f},{y:.0f})").format(x=u.center_px[0], y=u.center_px[1])
+               for u in seen.unreadable]
     if doubts:
-        raise Unsure(f"{path}: not sure enough of the board for a hint: " + "; ".join(doubts))
+        raise Unsure(_("{path}: not sure enough of the board for a hint: {doubts}").format(
+            path=path, doubts="; ".join(doubts)))
     return seen.board
 
 
@@ -122,10 +130,10 @@ def hint_command(args) -> int:
             "reason": found.reason,
         }))
     elif found.placement is None and found.solvable:
-        print(f"{goal.name}: {found.reason}")
+        print(_("{puzzle}: already solved").format(puzzle=goal.title))
     elif found.solvable:
-        print(f"{goal.name}: can still be completed ({found.reason})")
-        print(f"next: {found.placement}{beside(board, found.placement)}")
+        print(_("{puzzle}: can still be completed ({reason})").format(puzzle=goal.title, reason=found.reason))
+        print(_("next: {placement}").format(placement=hinted(board, found.placement)))
     else:
-        print(f"{goal.name}: cannot be completed: {found.reason}")
+        print(_("{puzzle}: cannot be completed: {reason}").format(puzzle=goal.title, reason=found.reason))
     return EXIT_OK if found.solvable else EXIT_NO

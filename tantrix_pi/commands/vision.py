@@ -6,7 +6,9 @@ import json
 
 from tantrix_pi.commands.board import player_colours
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
-from tantrix_pi.grid import Cell
+from tantrix_pi.grid import Cell, fmt
+from tantrix_pi.i18n import _, listing, ngettext, player_name
+from tantrix_pi.puzzles import PUZZLE_HELP
 from tantrix_pi.tiles import COLOUR_NAMES
 
 
@@ -17,24 +19,24 @@ class Unsure(TantrixError):
 
 
 def register(cli) -> None:
-    p = cli.command("detect", "Read the board in a photo of the table (tiles, turns, confidence).",
+    p = cli.command("detect", _("Read the board in a photo of the table (tiles, turns, confidence)."),
                     run_detect)
     _photo_args(p)
-    p = cli.command("check", "Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3).",
+    p = cli.command("check", _("Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3)."),
                     run_check)
     _photo_args(p)
-    p.add_argument("--puzzle", required=True, metavar="SPEC", help="discovery:N, rainbow:COLOUR or solitaire")
-    p = cli.command("score", "End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3).",
+    p.add_argument("--puzzle", required=True, metavar="SPEC", help=_(PUZZLE_HELP))
+    p = cli.command("score", _("End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3)."),
                     run_score)
     _photo_args(p)
-    p.add_argument("--players", metavar="COLOURS", help="the players' colours, e.g. red,blue (default: all four)")
+    p.add_argument("--players", metavar="COLOURS", help=_("player colours, e.g. red,blue (default: all four)"))
 
 
 def _photo_args(p) -> None:
-    p.add_argument("image", metavar="IMAGE", help="photo of the table, seen from above")
-    p.add_argument("--calibration", metavar="PROFILE", help="camera calibration profile (undistort, rectify)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--overlay", metavar="OUT.png", help="write the photo with what was seen drawn on it")
+    p.add_argument("image", metavar="IMAGE", help=_("photo of the table, seen from above"))
+    p.add_argument("--calibration", metavar="PROFILE", help=_("camera calibration profile (undistort, rectify)"))
+    p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
+    p.add_argument("--overlay", metavar="OUT.png", help=_("write the photo with what was seen drawn on it"))
 
 
 def _detect(args):
@@ -63,45 +65,66 @@ def _write_overlay(args, image, det, notes=(), paths=()) -> None:
     try:
         overlay.save(args.overlay, img)
     except Exception as e:  # OpenCV raises its own error type for unknown extensions
-        raise TantrixError(f"--overlay {args.overlay}: cannot write it ({str(e).splitlines()[-1][:80]})") from None
+        raise TantrixError(_("--overlay {path}: cannot write it ({error})").format(
+            path=args.overlay, error=str(e).splitlines()[-1][:80])) from None
 
 
 def _where(cell: Cell, px) -> str:
-    return f"({cell[0]},{cell[1]}) at pixel ({px[0]:.0f},{px[1]:.0f})"
+    return _("{cell} at pixel ({x:.0f},{y:.0f})").format(cell=fmt(cell), x=px[0], y=px[1])
 
 
 def run_detect(args) -> int:
     image, det = _detect(args)
-    _write_overlay(args, image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"])
+    _write_overlay(args, image, det, [ngettext("{n} tile, {unsure} unsure", "{n} tiles, {unsure} unsure",
+                                               len(det.tiles)).format(n=len(det.tiles), unsure=len(det.unsure()))])
     if not det.tiles:
-        raise Unsure(f"{args.image}: no tile found")
+        raise Unsure(_("{path}: no tile found").format(path=args.image))
     if args.json:
         print(json.dumps(det.to_dict()))
         return EXIT_OK
-    print(f"board: {len(det.tiles)} tiles, {det.tile_px:.0f} px across")
+    print(ngettext("board: {n} tile, {px:.0f} px across", "board: {n} tiles, {px:.0f} px across",
+                   len(det.tiles)).format(n=len(det.tiles), px=det.tile_px))
     for t in sorted(det.tiles, key=lambda t: (t.placement.r, t.placement.q)):
-        flag = "" if t.confidence >= 0.8 else "   LOW CONFIDENCE"
-        print(f"  tile {t.placement.tile:2d} at {_where(t.placement.cell, t.center_px)} turn {t.placement.rot}"
-              f"  confidence {t.confidence:.2f}{flag}")
-    for name, items in (("loose", det.loose), ("face down", det.face_down), ("unreadable", det.unreadable)):
+        line = (_("tile {tile:2d} at {where} turn {rot}  confidence {confidence:.2f}") if t.confidence >= 0.8
+                else _("tile {tile:2d} at {where} turn {rot}  confidence {confidence:.2f}   LOW CONFIDENCE"))
+        print("  " + line.format(tile=t.placement.tile, where=_where(t.placement.cell, t.center_px),
+                                 rot=t.placement.rot, confidence=t.confidence))
+    for kind, items in (("loose", det.loose), ("face down", det.face_down), ("unreadable", det.unreadable)):
         for u in items:
-            tile = f"tile {u.tile} " if u.tile else ""
-            print(f"{name}: {tile}at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}")
+            print(_unread(kind, u))
     return EXIT_OK
 
 
-def _refuse_if_unsure(args, image, det, label: str) -> None:
-    """Raise Unsure naming every doubtful board tile (and say so on the overlay): a wrong verdict is worse than none."""
-    doubts = [f"tile {t.placement.tile}? {_where(t.placement.cell, t.center_px)} (confidence {t.confidence:.2f})"
-              for t in det.unsure()]
-    doubts += [f"unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}"
-               for u in det.unreadable]
-    doubts += [f"face-down tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})"
+def _unread(kind: str, u) -> str:
+    """A tile off the board or not read, with the detector's reason (which it gives in English)."""
+    x, y = u.center_px
+    if kind == "loose":
+        text = (_("loose: tile {tile} at pixel ({x:.0f},{y:.0f}): {reason}") if u.tile
+                else _("loose: at pixel ({x:.0f},{y:.0f}): {reason}"))
+    elif kind == "face down":
+        text = _("face down: at pixel ({x:.0f},{y:.0f}): {reason}")
+    else:
+        text = (_("unreadable: tile {tile} at pixel ({x:.0f},{y:.0f}): {reason}") if u.tile
+                else _("unreadable: at pixel ({x:.0f},{y:.0f}): {reason}"))
+    return text.format(tile=u.tile, x=x, y=y, reason=u.reason)
+
+
+def _refuse_if_unsure(args, image, det, verdict: str) -> None:
+    """Raise Unsure naming every doubtful board tile (and say so on the overlay): a wrong verdict is worse than none.
+
+    `verdict` names what is refused on the overlay ("no verdict", "no scores")."""
+    doubts = [_("tile {tile}? {where} (confidence {confidence:.2f})").format(
+        tile=t.placement.tile, where=_where(t.placement.cell, t.center_px), confidence=t.confidence)
+        for t in det.unsure()]
+    doubts += [_("unreadable tile at pixel ({x:.0f},{y:.0f}): {reason}").format(
+        x=u.center_px[0], y=u.center_px[1], reason=u.reason) for u in det.unreadable]
+    doubts += [_("face-down tile at pixel ({x:.0f},{y:.0f})").format(x=u.center_px[0], y=u.center_px[1])
                for u in det.face_down if u.reason == "face down"]
     if not det.tiles or doubts:
-        reason = "not sure enough to judge: " + "; ".join(doubts) if det.tiles else "no tile found"
-        _write_overlay(args, image, det, [f"{label}: {reason[:90]}"])
-        raise Unsure(f"{args.image}: {reason}")
+        reason = (_("not sure enough to judge: {doubts}").format(doubts="; ".join(doubts)) if det.tiles
+                  else _("no tile found"))
+        _write_overlay(args, image, det, [f"{verdict}: {reason[:90]}"])
+        raise Unsure(_("{path}: {reason}").format(path=args.image, reason=reason))
 
 
 def run_check(args) -> int:
@@ -109,9 +132,9 @@ def run_check(args) -> int:
 
     goal = puzzle(args.puzzle)
     image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, "no verdict")
+    _refuse_if_unsure(args, image, det, _("no verdict"))
     verdict = goal.check(det.board)
-    head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
+    head = (_("{puzzle}: solved") if verdict.solved else _("{puzzle}: not solved")).format(puzzle=goal.title)
     _write_overlay(args, image, det, [head, *verdict.reasons])
     if args.json:
         print(json.dumps({"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
@@ -128,12 +151,16 @@ def run_score(args) -> int:
 
     colours = player_colours(args.players)
     image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, "no scores")
+    _refuse_if_unsure(args, image, det, _("no scores"))
     table = scores(det.board, colours)
     best = max(s.score for s in table.values())
-    winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
-    result = ("winner: " if len(winners) == 1 else "tie: ") + ", ".join(winners)
-    lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
+    best_colours = [c for c, s in table.items() if s.score == best]
+    winners = [COLOUR_NAMES[c] for c in best_colours]
+    result = (_("winner: {player}").format(player=player_name(best_colours[0])) if len(best_colours) == 1
+              else _("tie: {players}").format(players=listing(player_name(c) for c in best_colours)))
+    lines = [_("{player}: line {line}, loop {loop} -> {score}").format(player=player_name(c), line=s.line,
+                                                                        loop=s.loop, score=s.score)
+             for c, s in table.items()]
     paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
     _write_overlay(args, image, det, [*lines, result], paths)
     if args.json:

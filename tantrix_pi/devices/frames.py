@@ -2,23 +2,42 @@
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
 from tantrix_pi.devices.screen import PLAYER_RGB, Screen
+from tantrix_pi.i18n import _, colour_name, player_name
 from tantrix_pi.render import Highlights, render
-from tantrix_pi.tiles import COLOUR_NAMES
+
+log = logging.getLogger(__name__)
 
 BACKGROUND = (0, 0, 0)
 MESSAGE_BG = (40, 40, 48)
 TEXT = (255, 255, 255)
 
 
+FONT = "DejaVuSans.ttf"
+"""The screens' font: Debian's DejaVu Sans (fonts-dejavu-core, which run.sh installs), found by Pillow in the
+system's font folders. It has every letter of the languages the referee speaks (č ř ő ű ł ż ñ ...)."""
+
+
 @lru_cache(maxsize=16)
 def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled scalable font at `size` px, the same on every machine."""
-    return ImageFont.load_default(size)
+    """DejaVu Sans at `size` px; Pillow's bundled font (no č, ő, ł, ñ ...) with one warning when it is missing."""
+    try:
+        return ImageFont.truetype(FONT, size)
+    except OSError:
+        _font_missing()
+        return ImageFont.load_default(size)
+
+
+@lru_cache(maxsize=1)
+def _font_missing() -> None:
+    """Say once that the font is missing."""
+    log.warning("display: font %s is missing (sudo apt install fonts-dejavu-core): letters such as č, ő, ł, ñ "
+                "will not show", FONT)
 
 
 def wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int) -> list[str]:
@@ -170,12 +189,12 @@ def mono_pages(screen: Screen) -> list[tuple[str, list[str], int | None]]:
         return [(screen.title, list(screen.lines), screen.selected)]
     pages: list[tuple[str, list[str], int | None]] = [("", [screen.message] if screen.message else [], None)]
     if screen.forced:
-        pages.append(("Forced spaces", [f"{f.letter}: {' '.join(COLOUR_NAMES[c] for c in f.colours)}"
-                                        for f in screen.forced], None))
+        pages.append((_("Forced spaces"), [f"{f.letter}: {' '.join(colour_name(c) for c in f.colours)}"
+                                           for f in screen.forced], None))
     if screen.scores:
-        colours = [c for c, _ in screen.scores]
+        colours = [c for c, _points in screen.scores]
         turn = colours.index(screen.turn) if screen.turn in colours else None
-        pages.append(("Scores", [f"{COLOUR_NAMES[c]}\t{p}" for c, p in screen.scores], turn))
+        pages.append((_("Scores"), [f"{player_name(c)}\t{p}" for c, p in screen.scores], turn))
     return pages
 
 
@@ -212,7 +231,7 @@ def mono_frame(screen: Screen, size: tuple[int, int], page: int) -> Image.Image:
             if first + i == selected:
                 d.rectangle((0, top, w - 1, top + step - 1), fill=1)
                 ink = 0
-            left, _, right = line.partition("\t")
+            left, _tab, right = line.partition("\t")
             d.text((2, top), left, font=fnt, fill=ink)
             if right:
                 d.text((w - 3, top), right, font=fnt, fill=ink, anchor="ra")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tantrix_pi import i18n
 from tantrix_pi.devices.buttons import Event
 from tantrix_pi.devices.screen import Screen
+from tantrix_pi.i18n import N_, _, colour_name, ngettext, pgettext, player_name
 from tantrix_pi.tiles import BACK_COLOURS, COLOUR_NAMES, COLOURS
 
 MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
@@ -14,11 +16,11 @@ DISCOVERY = tuple(range(3, 31))
 MULTIPLAYER = ("game", "gobble")
 
 CALIBRATION_STEPS = (
-    "Clear the table, then press next",
-    "Lay the calibration board flat in the middle, then press next",
-    "Lay one tile of each colour face up, then press next",
+    N_("Clear the table, then press next"),
+    N_("Lay the calibration board flat in the middle, then press next"),
+    N_("Lay one tile of each colour face up, then press next"),
 )
-"""Default steps; the calibration module may pass its own."""
+"""Default steps (shown in the language of the moment); the calibration module may pass its own."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class Settings:
     seats: tuple[str, ...] = ("R", "B", "Y", "G")
     """All four colours in seating order; the first `players` play."""
     voice: bool = False
+    language: str = i18n.DEFAULT
+    """What the referee says and shows everything in (a code of i18n.LANGUAGES)."""
 
     @property
     def colours(self) -> tuple[str, ...]:
@@ -51,7 +55,7 @@ class Settings:
 @dataclass(frozen=True)
 class Command:
     """What the main loop must do after a button: end_turn, undo, new_game, apply (settings changed),
-    calibrate (run step `step`), calibration_cancelled."""
+    calibrate (run step `step`), calibration_cancelled, language (speak `settings.language` from now on)."""
 
     name: str
     settings: Settings | None = None
@@ -89,24 +93,27 @@ class Menu:
             keys.append(s.mode)
         if s.mode in MULTIPLAYER:
             keys += ["players", *(f"seat{i}" for i in range(s.players))]
-        return [*keys, "voice", "calibrate", "new_game", "done"]
+        return [*keys, "voice", "language", "calibrate", "new_game", "done"]
 
     def label(self, key: str) -> str:
-        """The text of one item."""
+        """The text of one item, in the language of the moment."""
         s = self.settings
         if key.startswith("seat"):
             i = int(key[4:])
-            return f"Seat {i + 1}: {COLOUR_NAMES[s.seats[i]]}"
-        return {
-            "mode": f"Mode: {s.mode}",
-            "discovery": f"Discovery: {s.discovery} tiles",
-            "rainbow": f"Rainbow: {COLOUR_NAMES[s.rainbow]} backs",
-            "players": f"Players: {s.players}",
-            "voice": f"Voice: {'on' if s.voice else 'off'}",
-            "calibrate": "Calibrate camera",
-            "new_game": "New game",
-            "done": "Done",
-        }[key]
+            return _("Seat {n}: {player}").format(n=i + 1, player=player_name(s.seats[i]))
+        if key == "mode":
+            return _("Mode: {mode}").format(mode=mode_name(s.mode))
+        if key == "discovery":
+            return ngettext("Discovery: {n} tile", "Discovery: {n} tiles", s.discovery).format(n=s.discovery)
+        if key == "rainbow":
+            return _("Rainbow: {colour} backs").format(colour=colour_name(s.rainbow))
+        if key == "players":
+            return _("Players: {n}").format(n=s.players)
+        if key == "voice":
+            return _("Voice: on") if s.voice else _("Voice: off")
+        if key == "language":
+            return _("Language: {language}").format(language=i18n.LANGUAGES[s.language])
+        return {"calibrate": _("Calibrate camera"), "new_game": _("New game"), "done": _("Done")}[key]
 
     # -- events ---------------------------------------------------------------------------------------
     def handle(self, event: Event) -> list[Command]:
@@ -142,6 +149,9 @@ class Menu:
             s = replace(s, seats=_next_colour(s.seats, int(key[4:])))
         elif key == "voice":
             s = replace(s, voice=not s.voice)
+        elif key == "language":
+            self.settings = replace(s, language=_after(tuple(i18n.LANGUAGES), s.language))
+            return [Command("language", self.settings)]
         elif key == "calibrate":
             self.step, self.note, self.busy = 0, "", False
             return []
@@ -164,7 +174,7 @@ class Menu:
             self.step = None
             return [Command("calibration_cancelled")]
         if event is Event.NEXT and not self.busy:
-            self.busy, self.note = True, "working..."
+            self.busy, self.note = True, _("working...")
             return [Command("calibrate", step=self.step)]
         return []
 
@@ -174,24 +184,37 @@ class Menu:
             return
         self.busy = False
         if not ok:
-            self.note = f"Try again: {note}" if note else "Try again"
+            self.note = _("Try again: {note}").format(note=note) if note else _("Try again")
             return
         self.step += 1
         self.note = note
         if self.step == len(self.steps):
             self.step = None
-            self.note = note or "Calibration saved"
+            self.note = note or _("Calibration saved")
 
     # -- drawing --------------------------------------------------------------------------------------
     def screen(self) -> Screen | None:
         """The menu or calibration page to show, None when the game screen should show."""
         if self.step is not None:
-            lines = (self.steps[self.step], *([self.note] if self.note else ()))
-            return Screen(title=f"Calibration {self.step + 1}/{len(self.steps)}", lines=lines,
-                          progress=self.step / len(self.steps))
+            lines = (_(self.steps[self.step]), *([self.note] if self.note else ()))
+            return Screen(title=_("Calibration {step}/{steps}").format(step=self.step + 1, steps=len(self.steps)),
+                          lines=lines, progress=self.step / len(self.steps))
         if not self.is_open:
             return None
-        return Screen(title=self.note or "Menu", lines=tuple(self.label(k) for k in self.items()), selected=self.index)
+        return Screen(title=self.note or _("Menu"), lines=tuple(self.label(k) for k in self.items()),
+                      selected=self.index)
+
+
+def mode_name(mode: str) -> str:
+    """What is played, as the menu shows it."""
+    return {
+        "game": pgettext("mode", "game"),
+        "discovery": pgettext("mode", "Discovery"),
+        "rainbow": pgettext("mode", "Rainbow"),
+        "solitaire": pgettext("mode", "Solitaire"),
+        "gobble": pgettext("mode", "Gobble"),
+        "free": pgettext("mode", "free play"),
+    }[mode]
 
 
 def _after(values: tuple, value):

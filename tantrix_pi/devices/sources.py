@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _, listing
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -92,8 +93,8 @@ class Picamera2Source(FrameSource):
         try:
             from picamera2 import Picamera2
         except ImportError:
-            raise CameraGone("picamera2 is not installed: on Raspberry Pi OS run 'sudo apt install "
-                             "python3-picamera2' and make the venv with --system-site-packages") from None
+            raise CameraGone(_("picamera2 is not installed: on Raspberry Pi OS run 'sudo apt install "
+                               "python3-picamera2' and make the venv with --system-site-packages")) from None
         try:
             cam = Picamera2(self.camera_num)
             model = str(cam.camera_properties.get("Model", "")).lower()
@@ -109,16 +110,16 @@ class Picamera2Source(FrameSource):
                     self.locked[key] = md[key]
             cam.set_controls(self.locked)
         except Exception as e:  # libcamera raises RuntimeError, IndexError (no camera), OSError ...
-            raise CameraGone(f"Pi camera {self.camera_num}: {e}") from None
+            raise CameraGone(_("Pi camera {number}: {error}").format(number=self.camera_num, error=e)) from None
         self.cam = cam
 
     def read(self) -> np.ndarray:
         if self.cam is None:
-            raise CameraGone("Pi camera is not open")
+            raise CameraGone(_("Pi camera is not open"))
         try:
             return self.cam.capture_array("main")
         except Exception as e:
-            raise CameraGone(f"Pi camera {self.camera_num}: {e}") from None
+            raise CameraGone(_("Pi camera {number}: {error}").format(number=self.camera_num, error=e)) from None
 
     def close(self) -> None:
         if self.cam is not None:
@@ -142,7 +143,7 @@ class OpenCVSource(FrameSource):
         cap = cv2.VideoCapture(self.device)
         if not cap.isOpened():
             cap.release()
-            raise CameraGone(f"camera {self.device!r} cannot be opened")
+            raise CameraGone(_("camera {device!r} cannot be opened").format(device=self.device))
         if self.size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
@@ -150,10 +151,10 @@ class OpenCVSource(FrameSource):
 
     def read(self) -> np.ndarray:
         if self.cap is None:
-            raise CameraGone(f"camera {self.device!r} is not open")
+            raise CameraGone(_("camera {device!r} is not open").format(device=self.device))
         ok, frame = self.cap.read()
         if not ok or frame is None:
-            raise CameraGone(f"camera {self.device!r} returned no frame")
+            raise CameraGone(_("camera {device!r} returned no frame").format(device=self.device))
         return frame
 
     def close(self) -> None:
@@ -190,10 +191,11 @@ def folder_source(folder: str | Path, fps: float = 0.0) -> ReplaySource:
     """The images of a folder, in name order, replayed at `fps`."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise CameraGone(f"{folder}: no such folder of frames")
+        raise CameraGone(_("{folder}: no such folder of frames").format(folder=folder))
     files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not files:
-        raise CameraGone(f"{folder}: holds no images ({', '.join(IMAGE_SUFFIXES)})")
+        raise CameraGone(_("{folder}: holds no images ({suffixes})").format(folder=folder,
+                                                                           suffixes=listing(IMAGE_SUFFIXES)))
 
     def frames() -> Iterator[np.ndarray]:
         for p in files:
@@ -210,12 +212,12 @@ def video_source(path: str | Path, fps: float = 0.0) -> ReplaySource:
     """The frames of a video file replayed at `fps` (0: as fast as they decode)."""
     path = Path(path)
     if not path.is_file():
-        raise CameraGone(f"{path}: no such video file")
+        raise CameraGone(_("{path}: no such video file").format(path=path))
 
     def frames() -> Iterator[np.ndarray]:
         cap = cv2.VideoCapture(str(path))
         if not cap.isOpened():
-            raise CameraGone(f"{path}: cannot be decoded as a video")
+            raise CameraGone(_("{path}: cannot be decoded as a video").format(path=path))
         try:
             while True:
                 ok, frame = cap.read()

@@ -41,12 +41,18 @@ class Voice:
 
     def __init__(self, command: str = "espeak-ng", language: str = "en", words_per_minute: int = 160,
                  enabled: bool = True, backlog: int = 3, runner: Runner = run_quietly) -> None:
-        self.argv = [command, "-v", language, "-s", str(words_per_minute)]
+        self.command, self.words_per_minute = command, words_per_minute
+        self.language = language
         self.enabled = enabled
         self._runner = runner
         self._queue: queue.Queue[str | None] = queue.Queue(maxsize=backlog)
         self._thread = threading.Thread(target=self._work, name="voice", daemon=True)
         self._thread.start()
+
+    @property
+    def argv(self) -> list[str]:
+        """The espeak-ng command line a message is added to."""
+        return [self.command, "-v", self.language, "-s", str(self.words_per_minute)]
 
     def say(self, text: str) -> None:
         """Queue `text` to be spoken; never blocks."""
@@ -80,8 +86,9 @@ class Voice:
 class FakeVoice:
     """A voice for tests and the demo: `said` lists every message, in order."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, language: str = "en") -> None:
         self.enabled = enabled
+        self.language = language
         self.said: list[str] = []
 
     def say(self, text: str) -> None:
@@ -102,5 +109,5 @@ def open_voice(enabled: bool = True, command: str = "espeak-ng", language: str =
     if path is None:
         if enabled:
             log.warning("voice: %s is not installed (sudo apt install espeak-ng); staying silent", command)
-        return FakeVoice(enabled=False)
+        return FakeVoice(enabled=False, language=language)
     return Voice(path, language, words_per_minute, enabled=enabled)

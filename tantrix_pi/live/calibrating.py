@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _, colour_name, ngettext, pgettext
 
 
 class MenuCalibration:
@@ -34,9 +35,10 @@ class MenuCalibration:
     def _clear(self, frame: np.ndarray) -> tuple[bool, str]:
         if self.detect is not None:
             seen = self.detect(frame)
-            if seen.tiles or seen.unreadable:
-                return False, f"{len(seen.tiles) + len(seen.unreadable)} tiles still on the table"
-        return True, "table clear"
+            n = len(seen.tiles) + len(seen.unreadable)
+            if n:
+                return False, ngettext("{n} tile still on the table", "{n} tiles still on the table", n).format(n=n)
+        return True, _("table clear")
 
     def _table(self, frame: np.ndarray) -> tuple[bool, str]:
         from tantrix_pi.calibration import table
@@ -46,7 +48,7 @@ class MenuCalibration:
         plane = table.measure(frame, self.spec, profile.camera)
         profile.with_section(table=plane).save(self.path)
         x0, y0, x1, y1 = plane.view_mm
-        return True, f"table seen: {x1 - x0:.0f} x {y1 - y0:.0f} mm"
+        return True, _("table seen: {width:.0f} x {height:.0f} mm").format(width=x1 - x0, height=y1 - y0)
 
     def _colour(self, frame: np.ndarray) -> tuple[bool, str]:
         from tantrix_pi.calibration import colour
@@ -55,7 +57,8 @@ class MenuCalibration:
         profile = Profile.load_or_new(self.path)
         model, separation = colour.learn(frame)
         if separation.margin <= 0:
-            a, b = separation.pair
-            return False, f"{a} and {b} look alike: better light, fewer reflections"
+            a, b = (pgettext("colour", "black") if c == "black" else colour_name(c) for c in separation.pair)
+            return False, _("{colour} and {other} look alike: better light, fewer reflections").format(colour=a,
+                                                                                                     other=b)
         profile.with_section(colour=model).save(self.path)
-        return True, "Calibration saved"
+        return True, _("Calibration saved")

@@ -23,6 +23,7 @@ import numpy as np
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.devices.sources import ReplaySource
 from tantrix_pi.grid import axial, centre
+from tantrix_pi.i18n import _
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import Scene, load_record, placements, script, turn_ends
@@ -81,13 +82,13 @@ class Demo:
                     board, reach, frame, times, press = shot
                     pending.append((pool.submit(photograph, board, reach, frame, self.render), times, press))
 
-            for _ in range(ahead):
+            for _shot in range(ahead):
                 submit()
             while pending:
                 future, times, press = pending.popleft()
                 submit()
                 image = future.result()
-                for _ in range(times):
+                for _time in range(times):
                     yield image
                 if press and commands is not None:
                     commands.put((press, None))
@@ -121,14 +122,14 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None,
 
         sinks.append(DisplaySink.open("png", cfg.display["dir"], {"model": cfg.display["model"]}))
     except ImportError:
-        print("demo: the display package is not installed: no display frames")
+        print(_("demo: the display package is not installed: no display frames"))
     if extra is not None:
         sinks.append(extra)
     try:
         detect = make_detector(cfg.paths["profile"])
         import tantrix_pi.vision.synth  # noqa: F401  (the renderer that draws the recording)
     except ImportError as e:
-        raise NotAvailable(f"the demo needs the detector and the photo renderer: {e}") from None
+        raise NotAvailable(_("the demo needs the detector and the photo renderer: {error}").format(error=e)) from None
     store = Store(cfg.state_dir / "state.db")
     sink = Sinks(sinks)
     source = ReplaySource(lambda: demo.frames(loop.commands))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tantrix_pi import puzzles, solver
 from tantrix_pi.board import Board
+from tantrix_pi.i18n import _, listing
 from tantrix_pi.live.store import Event
-from tantrix_pi.rules import fmt
 
 
 def hint_event(puzzle: str, board: Board, timeout: float) -> Event:
@@ -15,19 +15,19 @@ def hint_event(puzzle: str, board: Board, timeout: float) -> Event:
     try:
         found = solver.hint(goal, board, timeout=timeout)
     except solver.SolveTimeout:
-        return Event("hint", f"No hint: {goal.name} could not be decided within {timeout:g} s.",
-                     {"puzzle": puzzle, "solvable": None})
-    data = {"puzzle": puzzle, "solvable": found.solvable, "reason": found.reason,
+        return Event("hint", _("No hint: {puzzle} could not be decided within {seconds:g} s.").format(
+            puzzle=goal.title, seconds=timeout), {"puzzle": puzzle, "solvable": None})
+    data = {"puzzle": puzzle, "solvable": found.solvable,
             "next": found.placement.to_dict() if found.placement else None,
             "blockers": [p.to_dict() for p in found.blockers]}
     p = found.placement
     if p is not None:
-        text = f"Hint: {p}{solver.beside(board, p)} ({found.reason})."
+        text = _("Hint: {placement} ({reason}).").format(placement=solver.hinted(board, p), reason=found.reason)
     elif found.solvable:
-        text = f"Hint: {goal.name} is {found.reason}."
+        text = _("Hint: {puzzle} is already solved.").format(puzzle=goal.title)
     elif found.blockers:
-        names = ", ".join(f"tile {b.tile} at {fmt(b.cell)}" for b in found.blockers)
-        text = f"Hint: {goal.name} cannot be completed: {found.reason}; take away {names}."
+        text = _("Hint: {puzzle} cannot be completed: {reason}; take away {placements}.").format(
+            puzzle=goal.title, reason=found.reason, placements=listing(found.blockers))
     else:
-        text = f"Hint: {goal.name} cannot be completed: {found.reason}."
+        text = _("Hint: {puzzle} cannot be completed: {reason}.").format(puzzle=goal.title, reason=found.reason)
     return Event("hint", text, data)

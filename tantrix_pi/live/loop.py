@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tantrix_pi import i18n
 from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
+from tantrix_pi.i18n import _, ngettext
 from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.referee import Outcome, Referee, Setup
 from tantrix_pi.live.sdnotify import Notifier
@@ -112,7 +114,8 @@ class LiveLoop:
         elif name == "new_game":
             self.game = self.store.new_game((setup or self.referee.setup).to_dict())
             self._load_game()
-            out = Outcome(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
+            out = Outcome(events=[Event("new_game", _("New game {game}: clear the table.").format(game=self.game),
+                                        {"game": self.game})])
         else:
             log.warning("unknown command %r", name)
             return
@@ -154,6 +157,8 @@ class LiveLoop:
                 self._command("new_game", setup)
         elif cmd.name == "calibrate":
             self._calibrate(cmd.step)
+        elif cmd.name == "language":
+            self.sink.set_language(i18n.use(cmd.settings.language))
 
     def _background(self, job: str, work: Callable[[], object]) -> None:
         """Run `work` on a thread; its result (or exception) comes back through `commands` as ("hinted" |
@@ -179,17 +184,17 @@ class LiveLoop:
         if self.busy == "hint":
             return
         if self.busy is not None:
-            self._say([Event("status", "Busy calibrating: ask for a hint afterwards.", {})])
+            self._say([Event("status", _("Busy calibrating: ask for a hint afterwards."), {})])
             return
         puzzle, board, timeout = self.referee.setup.puzzle, self.referee.board.copy(), self.hint_timeout
-        self._say([Event("status", "Thinking about a hint...", {"puzzle": puzzle})])
+        self._say([Event("status", _("Thinking about a hint..."), {"puzzle": puzzle})])
         self._background("hint", lambda: hint_event(puzzle, board, timeout))
 
     def _calibrate(self, step: int) -> None:
         if self.calibrate is None:
-            self.menu.calibration_result(False, "calibration is not installed")
+            self.menu.calibration_result(False, _("calibration is not installed"))
         elif self.busy is not None:
-            self.menu.calibration_result(False, "busy with a hint: press next again")
+            self.menu.calibration_result(False, _("busy with a hint: press next again"))
         else:
             self.calibration_step = step  # run on the next still frame
 
@@ -204,7 +209,8 @@ class LiveLoop:
     def _job_done(self, name: str, result) -> None:
         self.busy = None
         if name == "hinted":
-            event = result if isinstance(result, Event) else Event("hint", f"No hint: {result}", {})
+            event = result if isinstance(result, Event) else Event("hint", _("No hint: {error}").format(error=result),
+                                                                   {})
             self._say([event], Outcome(events=[event]))
             return
         was_shown = self.menu is not None and self.menu.screen() is not None
@@ -221,7 +227,7 @@ class LiveLoop:
             self._lost(e)
             return False
         if self.stats.camera_lost:
-            self._say([Event("camera", "Camera is back.", {})])
+            self._say([Event("camera", _("Camera is back."), {})])
         self.camera_up = True
         self.gate.reset()
         self.tracker.motion()  # anything may have changed while the camera was away
@@ -232,9 +238,9 @@ class LiveLoop:
 
     def _lost(self, e: Exception) -> None:
         if self.camera_up or not self.stats.camera_lost:
-            what = "Camera lost" if self.ready_sent else "No camera"
+            text = _("Camera lost: {error}. Retrying.") if self.ready_sent else _("No camera: {error}. Retrying.")
             self.stats.camera_lost += 1
-            self._say([Event("camera", f"{what}: {e}. Retrying.", {})])
+            self._say([Event("camera", text.format(error=e), {})])
             self.notifier.status(f"camera lost: {e}")
         if self.camera_up:
             try:
@@ -258,7 +264,7 @@ class LiveLoop:
         try:
             frame = self.source.read()
             if frame is None or not getattr(frame, "size", 0):
-                raise CameraGone("the camera returned no image")
+                raise CameraGone(_("the camera returned no image"))
         except CameraGone as e:
             self._lost(e)
             self.sleep(self.retry_s)
@@ -323,8 +329,10 @@ class LiveLoop:
     def run(self) -> int:
         """Judge frames until a recording ends or `stop()`; returns the number of frames read."""
         if self.resumed:
-            self._say([Event("resumed", f"Resuming game {self.game}: {len(self.referee.board)} tiles on the table.",
-                             {"game": self.game, "tiles": len(self.referee.board)})])
+            n = len(self.referee.board)
+            self._say([Event("resumed", ngettext("Resuming game {game}: {n} tile on the table.",
+                                                 "Resuming game {game}: {n} tiles on the table.", n).format(
+                game=self.game, n=n), {"game": self.game, "tiles": n})])
         try:
             while not self.stop_requested and self.step():
                 pass

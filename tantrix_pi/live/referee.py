@@ -15,15 +15,13 @@ from dataclasses import dataclass, field
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Game, IllegalMove, bag_empty_at
-from tantrix_pi.grid import neighbours
+from tantrix_pi.grid import fmt, neighbours
+from tantrix_pi.i18n import _, colour_name, listing, ngettext, player_name
 from tantrix_pi.live.store import Event, Move
 from tantrix_pi.live.tracker import Change, Commit, Unsure
-from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES
+from tantrix_pi.tiles import ALL_NUMBERS
 
 log = logging.getLogger("tantrix_pi.live")
-
-def colour_name(letter: str | None) -> str:
-    return COLOUR_NAMES.get(letter, "?") if letter else "?"
 
 
 @dataclass
@@ -107,8 +105,11 @@ class Referee:
     # -- judging ----------------------------------------------------------------------------------
     def unsure(self, u: Unsure) -> Outcome:
         """Say which tiles cannot be read; nothing is judged until they can."""
-        where = [rules.fmt(c) for c in u.cells] + [f"image position ({x:.0f},{y:.0f})" for x, y in u.where]
-        text = f"Can't read the tile at {', '.join(where)}: waiting for a clear view."
+        where = [fmt(c) for c in u.cells] + [_("image position ({x:.0f},{y:.0f})").format(x=x, y=y)
+                                             for x, y in u.where]
+        text = ngettext("Can't read the tile at {where}: waiting for a clear view.",
+                        "Can't read the tiles at {where}: waiting for a clear view.", len(where)).format(
+            where=listing(where))
         return Outcome(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
                                                       "px": [list(p) for p in u.where]})])
 
@@ -176,21 +177,22 @@ class Referee:
         try:
             nxt = self.game.end_turn()
         except IllegalMove as e:
-            reasons = [v.message for v in e.violations]
-            return Outcome(events=[Event("refused", f"{colour_name(player).capitalize()} cannot end the turn yet: "
-                                         f"{'; '.join(reasons)}.", {"player": player, "reasons": reasons})])
+            text = _("{player} cannot end the turn yet: {reasons}.").format(player=player_name(player),
+                                                                             reasons=reasons_text(e.violations))
+            return Outcome(events=[Event("refused", text, {"player": player,
+                                                           "violations": violations_data(e.violations)})])
         after = self.moves[-1].seq if self.moves else 0
         self.turn_ends.append(after)
-        return Outcome(events=[Event("end_turn", f"{colour_name(player).capitalize()} ends the turn: "
-                                     f"{colour_name(nxt)} to play.", {"player": player, "after": after, "next": nxt})])
+        text = _("{player} ends the turn: {next} to play.").format(player=player_name(player), next=player_name(nxt))
+        return Outcome(events=[Event("end_turn", text, {"player": player, "after": after, "next": nxt})])
 
     def undo(self) -> Outcome:
         """The back button: the camera decides what lies on the table, so say which tile to take off."""
         if not self.moves:
-            return Outcome(events=[Event("hint", "Nothing to undo: no tile has been played.", {})])
+            return Outcome(events=[Event("hint", _("Nothing to undo: no tile has been played."), {})])
         p = self.moves[-1].placement
-        return Outcome(events=[Event("hint", f"To undo, take tile {p.tile} off {rules.fmt(p.cell)}.",
-                                     {"tile": p.tile, "cell": list(p.cell)})])
+        return Outcome(events=[Event("hint", _("To undo, take tile {tile} off {cell}.").format(
+            tile=p.tile, cell=fmt(p.cell)), {"tile": p.tile, "cell": list(p.cell)})])
 
     def _placed(self, p: Placement, work: Board, out: Outcome) -> None:
         forced = p.cell in rules.forced_spaces(work)
@@ -207,16 +209,21 @@ class Referee:
         move = Move(self.next_seq, player, p, not violations)
         self.moves.append(move)
         out.added.append(move)
-        who = f"{colour_name(player).capitalize()} plays" if player else "Placed:"
-        where = f"tile {p.tile} at {rules.fmt(p.cell)}" + (" (forced space)" if forced else "")
         data = {"tile": p.tile, "cell": list(p.cell), "rot": p.rot, "player": player, "forced": forced}
+        facts = {"tile": p.tile, "cell": fmt(p.cell)}
         if violations:
-            reasons = "; ".join(v.message for v in violations)
-            out.events.append(Event("illegal", f"Illegal: {where}: {reasons}. Take it back.", {
-                **data, "violations": [{"rule": v.rule, "message": v.message, "cells": [list(x) for x in v.cells]}
-                                       for v in violations]}))
+            text = (_("Illegal: tile {tile} at {cell} (forced space): {reasons}. Take it back.") if forced
+                    else _("Illegal: tile {tile} at {cell}: {reasons}. Take it back."))
+            out.events.append(Event("illegal", text.format(**facts, reasons=reasons_text(violations)),
+                                    {**data, "violations": violations_data(violations)}))
+            return
+        if player:
+            text = (_("{player} plays tile {tile} at {cell} (forced space).") if forced
+                    else _("{player} plays tile {tile} at {cell}.")).format(**facts, player=player_name(player))
         else:
-            out.events.append(Event("placed", f"{who} {where}.", data))
+            text = (_("Placed: tile {tile} at {cell} (forced space).") if forced
+                    else _("Placed: tile {tile} at {cell}.")).format(**facts)
+        out.events.append(Event("placed", text, data))
 
     def _violations(self, board: Board, p: Placement) -> list:
         if self.setup.is_game:
@@ -242,9 +249,10 @@ class Referee:
             if move.legal:
                 self._rebuild_game()
         kind = "taken_back" if last else "removed"
-        text = (f"Tile {p.tile} taken back from {rules.fmt(p.cell)}." if last
-                else f"Tile {p.tile} was removed from {rules.fmt(p.cell)}: it was not the last tile played.")
-        out.events.append(Event(kind, text, {"tile": p.tile, "cell": list(p.cell)}))
+        text = (_("Tile {tile} taken back from {cell}.") if last
+                else _("Tile {tile} was removed from {cell}: it was not the last tile played."))
+        out.events.append(Event(kind, text.format(tile=p.tile, cell=fmt(p.cell)),
+                                {"tile": p.tile, "cell": list(p.cell)}))
 
     def _changed(self, ch: Change, work: Board, out: Outcome) -> None:
         a, b = ch.before, ch.after
@@ -258,19 +266,21 @@ class Referee:
         work.place(b)
         self._rebuild_game()
         data = {"tile": b.tile, "cell": list(b.cell), "rot": b.rot, "was": a.to_dict()}
+        facts = {"tile": b.tile, "cell": fmt(b.cell), "was": fmt(a.cell), "was_tile": a.tile}
         if ch.kind == "corrected":
-            out.events.append(Event("corrected", f"Correction: the tile at {rules.fmt(b.cell)} is tile {b.tile}"
-                                    f"{'' if a.tile == b.tile else f', not tile {a.tile}'}.", data))
+            text = (_("Correction: the tile at {cell} is tile {tile}.") if a.tile == b.tile
+                    else _("Correction: the tile at {cell} is tile {tile}, not tile {was_tile}."))
+            out.events.append(Event("corrected", text.format(**facts), data))
             return
-        what = (f"Tile {b.tile} at {rules.fmt(b.cell)} turned" if ch.kind == "turned"
-                else f"Tile {b.tile} moved from {rules.fmt(a.cell)} to {rules.fmt(b.cell)}")
         if violations:
-            reasons = "; ".join(v.message for v in violations)
-            out.events.append(Event("illegal", f"Illegal: {what}: {reasons}.", {
-                **data, "violations": [{"rule": v.rule, "message": v.message, "cells": [list(x) for x in v.cells]}
-                                       for v in violations]}))
+            text = (_("Illegal: tile {tile} at {cell} turned: {reasons}.") if ch.kind == "turned"
+                    else _("Illegal: tile {tile} moved from {was} to {cell}: {reasons}."))
+            out.events.append(Event("illegal", text.format(**facts, reasons=reasons_text(violations)),
+                                    {**data, "violations": violations_data(violations)}))
         else:
-            out.events.append(Event(ch.kind, f"{what}.", data))
+            text = (_("Tile {tile} at {cell} turned.") if ch.kind == "turned"
+                    else _("Tile {tile} moved from {was} to {cell}."))
+            out.events.append(Event(ch.kind, text.format(**facts), data))
 
     def _after(self, out: Outcome) -> None:
         """Events about the whole board: forced spaces, bag empty, scores, game over, puzzle verdict."""
@@ -281,23 +291,26 @@ class Referee:
             parts = []
             for f in report:
                 needs = "/".join(colour_name(c) for c in f.needs if c)
-                fits = ", ".join(map(str, f.fits)) if f.fits else "no unplayed tile"
-                parts.append(f"{f.letter} at {rules.fmt(f.cell)} needs {needs}, fits {fits}")
-            out.events.append(Event("forced", "Forced spaces: " + "; ".join(parts) + ".", {
+                part = (_("{letter} at {cell} needs {needs}, fits {tiles}") if f.fits
+                        else _("{letter} at {cell} needs {needs}, fits no unplayed tile"))
+                parts.append(part.format(letter=f.letter, cell=fmt(f.cell), needs=needs, tiles=listing(f.fits)))
+            text = ngettext("Forced space: {spaces}.", "Forced spaces: {spaces}.", len(parts)).format(
+                spaces="; ".join(parts))
+            out.events.append(Event("forced", text, {
                 "spaces": [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
                            for f in report]}))
         self.forced_said = key
         if self.setup.is_game:
             empty = self.bag_empty
             if empty and not self.bag_was_empty:
-                out.events.append(Event("bag_empty", "The bag is empty: the restrictions no longer apply.",
+                out.events.append(Event("bag_empty", _("The bag is empty: the restrictions no longer apply."),
                                         {"tiles": len(board)}))
             self.bag_was_empty = empty
             scores = self.scores()
             if scores != self.scores_said:
                 self.scores_said = scores
-                out.events.append(Event("scores", "Scores: " + ", ".join(
-                    f"{colour_name(c)} {s}" for c, s in scores.items()) + ".", {"scores": scores}))
+                out.events.append(Event("scores", _("Scores: {scores}.").format(scores=scores_text(scores)),
+                                        {"scores": scores}))
             if self._finished() and not self.over:
                 self.over = True
                 out.events.append(self._game_over(scores))
@@ -315,9 +328,12 @@ class Referee:
     def _game_over(self, scores: dict[str, int]) -> Event:
         best = max(scores.values())
         winners = [c for c, s in scores.items() if s == best]
-        result = (f"{colour_name(winners[0]).capitalize()} wins" if len(winners) == 1
-                  else "A tie between " + " and ".join(colour_name(w) for w in winners))
-        text = "Game over: " + ", ".join(f"{colour_name(c)} {s}" for c, s in scores.items()) + f". {result}."
+        if len(winners) == 1:
+            text = _("Game over: {scores}. {player} wins.").format(scores=scores_text(scores),
+                                                                   player=player_name(winners[0]))
+        else:
+            text = _("Game over: {scores}. A tie between {players}.").format(
+                scores=scores_text(scores), players=listing(player_name(w) for w in winners))
         return Event("game_over", text, {"scores": scores, "winners": winners})
 
     def _puzzle_verdict(self) -> list[Event]:
@@ -328,6 +344,21 @@ class Referee:
             return []
         verdict = puzzle.check(self.board)
         if verdict.solved:
-            return [Event("solved", f"Puzzle {self.setup.puzzle} solved!", {"puzzle": self.setup.puzzle})]
-        return [Event("not_solved", f"Puzzle {self.setup.puzzle} not solved: " + "; ".join(verdict.reasons) + ".",
-                      {"puzzle": self.setup.puzzle, "reasons": list(verdict.reasons)})]
+            return [Event("solved", _("{puzzle} solved!").format(puzzle=puzzle.title), {"puzzle": self.setup.puzzle})]
+        return [Event("not_solved", _("{puzzle} not solved: {reasons}.").format(
+            puzzle=puzzle.title, reasons="; ".join(verdict.reasons)), {"puzzle": self.setup.puzzle})]
+
+
+def reasons_text(violations) -> str:
+    """The reasons of a refusal, one after the other."""
+    return "; ".join(v.message for v in violations)
+
+
+def violations_data(violations) -> list[dict]:
+    """The machine fields of each violation: its rule and cells (the words are in the event's text)."""
+    return [{"rule": v.rule, "cells": [list(x) for x in v.cells]} for v in violations]
+
+
+def scores_text(scores: dict[str, int]) -> str:
+    """Each player's points in seating order: 'Red 12, Blue 9'."""
+    return listing(_("{player} {points}").format(player=player_name(c), points=s) for c, s in scores.items())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from tantrix_pi import i18n
 from tantrix_pi.devices.sources import (
     FrameSource,
     OpenCVSource,
@@ -13,6 +14,7 @@ from tantrix_pi.devices.sources import (
     video_source,
 )
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 from tantrix_pi.live.config import COLOUR_LETTER, Config
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
@@ -45,13 +47,13 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None):
     try:
         from tantrix_pi.vision import detect
     except ImportError:
-        raise NotAvailable("the detector (vision.detect) is not installed in this build") from None
+        raise NotAvailable(_("the detector (vision.detect) is not installed in this build")) from None
     path = Path(profile_path) if profile_path else None
     if path is not None or follow is not None:
         try:
             from tantrix_pi.calibration.profile import Profile
         except ImportError:
-            raise NotAvailable("calibration is not installed in this build: leave paths.profile empty") from None
+            raise NotAvailable(_("calibration is not installed in this build: leave paths.profile empty")) from None
     loaded = {"stamp": None, "profile": Profile.load(path) if path is not None else None}
     followed = Path(follow) if follow is not None else None
 
@@ -116,7 +118,7 @@ def menu_of(cfg: Config):
     return Menu(Settings(mode=cfg.mode["kind"], discovery=cfg.mode["discovery"],
                          rainbow=COLOUR_LETTER[cfg.mode["rainbow"]],
                          players=len(letters), seats=tuple(letters + [c for c in "RYGB" if c not in letters]),
-                         voice=cfg.voice["enabled"]))
+                         voice=cfg.voice["enabled"], language=i18n.language()))
 
 
 def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:

@@ -45,6 +45,9 @@ class Sink:
     def set_voice(self, on: bool) -> None:
         """Speaking switched on or off from the menu (voice sinks only)."""
 
+    def set_language(self, code: str) -> None:
+        """The referee speaks `code` from now on, switched from the menu (voice sinks only)."""
+
     def close(self) -> None:
         """Release what the sink holds."""
 
@@ -94,12 +97,16 @@ class MemorySink(Sink):
         self.views: list[View] = []
         self.screens: list = []
         self.voice_on: list[bool] = []
+        self.languages: list[str] = []
 
     def screen(self, screen) -> None:
         self.screens.append(screen)
 
     def set_voice(self, on: bool) -> None:
         self.voice_on.append(on)
+
+    def set_language(self, code: str) -> None:
+        self.languages.append(code)
 
     def announce(self, event: Event) -> None:
         self.events.append(event)
@@ -142,6 +149,9 @@ class Sinks(Sink):
 
     def set_voice(self, on: bool) -> None:
         self._each("set_voice", on)
+
+    def set_language(self, code: str) -> None:
+        self._each("set_language", code)
 
     def close(self) -> None:
         for s in self.sinks:
@@ -186,17 +196,25 @@ class DisplaySink(Sink):
 
 
 class VoiceSink(Sink):
-    """The devices package's voice (espeak-ng, never blocking), for the kinds in SPOKEN."""
+    """The devices package's voice (espeak-ng, never blocking), for the kinds in SPOKEN.
 
-    def __init__(self, voice) -> None:
+    It speaks the referee's language (espeak-ng has a voice of each) and follows the menu's switch, unless
+    it was given a voice of its own (`follows` False).
+    """
+
+    def __init__(self, voice, follows: bool = True) -> None:
         self.voice = voice
+        self.follows = follows
 
     @classmethod
-    def open(cls, language: str = "en", enabled: bool = True, words_per_minute: int = 160) -> VoiceSink:
-        """espeak-ng in `language`, speaking from the start or only once the menu switches it on."""
+    def open(cls, language: str = "", enabled: bool = True, words_per_minute: int = 160) -> VoiceSink:
+        """espeak-ng in `language` (empty: the referee's), speaking from the start or only once the menu
+        switches it on."""
+        from tantrix_pi import i18n
         from tantrix_pi.devices.voice import open_voice
 
-        return cls(open_voice(enabled, language=language, words_per_minute=words_per_minute))
+        voice = open_voice(enabled, language=language or i18n.language(), words_per_minute=words_per_minute)
+        return cls(voice, follows=not language)
 
     def announce(self, event: Event) -> None:
         if event.kind in SPOKEN:
@@ -204,6 +222,10 @@ class VoiceSink(Sink):
 
     def set_voice(self, on: bool) -> None:
         self.voice.enabled = on
+
+    def set_language(self, code: str) -> None:
+        if self.follows:
+            self.voice.language = code
 
     def close(self) -> None:
         self.voice.close()

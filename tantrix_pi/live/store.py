@@ -1,8 +1,10 @@
 """The game's memory: every committed board, move and event in SQLite, written before it is announced.
 
-One file in the state directory. Each commit is one transaction (WAL, synchronous=FULL), so a crash,
-kill -9 or power cut leaves either the whole change or none of it, and the service resumes the same
-game. A database file that SQLite cannot read is renamed aside (never overwritten) and reported.
+Only machine fields are stored (an event's kind and data, never its words), so a game played in one
+language is told in another after a restart or an export. One file in the state directory. Each commit
+is one transaction (WAL, synchronous=FULL), so a crash, kill -9 or power cut leaves either the whole
+change or none of it, and the service resumes the same game. A database file that SQLite cannot read
+is renamed aside (never overwritten) and reported.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from pathlib import Path
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1 stored each event's text too; 2 keeps machine fields only (the text column is dropped on opening)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,7 +34,7 @@ CREATE TABLE IF NOT EXISTS moves (
     legal INTEGER NOT NULL, PRIMARY KEY (game, seq));
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, game INTEGER NOT NULL REFERENCES games(id), board INTEGER REFERENCES boards(id),
-    kind TEXT NOT NULL, text TEXT NOT NULL, data TEXT NOT NULL, at REAL NOT NULL);
+    kind TEXT NOT NULL, data TEXT NOT NULL, at REAL NOT NULL);
 """
 
 
@@ -50,10 +54,22 @@ class Move:
 
 @dataclass(frozen=True)
 class Event:
-    """Something the referee announced: a kind (`placed`, `illegal`, ...), its text and its data."""
+    """Something the referee announced: a kind (`placed`, `illegal`, ...), its text and its data.
+
+    `kind` and `data` are machine fields, the same in every language; `text` is what a person reads or
+    hears, in the language of the moment.
+    """
 
     kind: str
     text: str
+    data: dict
+
+
+@dataclass(frozen=True)
+class Stored:
+    """An event as the store keeps it: its kind and data."""
+
+    kind: str
     data: dict
 
 
@@ -67,15 +83,17 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StoreError(f"{self.path.parent}: cannot make the state folder ({e.strerror})") from None
+            raise StoreError(_("{folder}: cannot make the state folder ({error})").format(
+                folder=self.path.parent, error=e.strerror)) from None
         try:
             self.db = self._open()
         except sqlite3.OperationalError as e:  # cannot open or lock the file: not damage, keep it as it is
-            raise StoreError(f"{self.path}: cannot open the state database ({e})") from None
+            raise StoreError(_("{path}: cannot open the state database ({error})").format(
+                path=self.path, error=e)) from None
         except sqlite3.DatabaseError as e:
             if not keep_aside:
-                raise StoreError(f"{self.path}: the state database is damaged ({e}); "
-                                 "the service moves it aside on its next start") from None
+                raise StoreError(_("{path}: the state database is damaged ({error}); the service moves it aside "
+                                   "on its next start").format(path=self.path, error=e)) from None
             self.moved_aside = self._aside()
             self.db = self._open()
 
@@ -89,11 +107,14 @@ class Store:
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(SCHEMA)
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) > SCHEMA_VERSION:
+            if row is not None and int(row[0]) > SCHEMA_VERSION:
                 db.close()
-                raise StoreError(f"{self.path}: written by a newer tantrix-pi (schema {row[0]})")
+                raise StoreError(_("{path}: written by a newer tantrix-pi (schema {schema})").format(
+                    path=self.path, schema=row[0]))
+            columns = [c[1] for c in db.execute("PRAGMA table_info(events)")]
+            if "text" in columns:  # schema 1: the words go, the machine fields stay
+                db.execute("ALTER TABLE events DROP COLUMN text")
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -145,9 +166,10 @@ class Store:
                                (game,)).fetchall()
         return [Move(s, pl, Placement(t, q, r, rot), bool(lg)) for s, pl, t, q, r, rot, lg in rows]
 
-    def events(self, game: int) -> list[Event]:
-        rows = self.db.execute("SELECT kind, text, data FROM events WHERE game=? ORDER BY id", (game,)).fetchall()
-        return [Event(k, t, json.loads(d)) for k, t, d in rows]
+    def events(self, game: int) -> list[Stored]:
+        """The kind and data of every event of a game, in order."""
+        rows = self.db.execute("SELECT kind, data FROM events WHERE game=? ORDER BY id", (game,)).fetchall()
+        return [Stored(k, json.loads(d)) for k, d in rows]
 
     def commit(self, game: int, board: Board, added: list[Move] = (), removed: list[int] = (),
                events: list[Event] = ()) -> None:
@@ -163,16 +185,16 @@ class Store:
                 self.db.execute("INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 (game, m.seq, m.player, p.tile, p.q, p.r, p.rot, int(m.legal)))
             for e in events:
-                self.db.execute("INSERT INTO events (game, board, kind, text, data, at) VALUES (?, ?, ?, ?, ?, ?)",
-                                (game, board_id, e.kind, e.text, json.dumps(e.data), now))
+                self.db.execute("INSERT INTO events (game, board, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+                                (game, board_id, e.kind, json.dumps(e.data), now))
 
     def log_events(self, game: int, events: list[Event]) -> None:
         """Store events that come with no new board (a tile that cannot be read)."""
         now = time.time()
         with self._tx():
             for e in events:
-                self.db.execute("INSERT INTO events (game, board, kind, text, data, at) VALUES (?, NULL, ?, ?, ?, ?)",
-                                (game, e.kind, e.text, json.dumps(e.data), now))
+                self.db.execute("INSERT INTO events (game, board, kind, data, at) VALUES (?, NULL, ?, ?, ?)",
+                                (game, e.kind, json.dumps(e.data), now))
 
     def _tx(self):
         return _Transaction(self.db)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import EXIT_UNSURE, TantrixError
-from tantrix_pi.grid import DIRECTION_NAMES, Cell, neighbours, turn
+from tantrix_pi.grid import Cell, neighbours, opposite, turn
+from tantrix_pi.i18n import _, direction_name, listing, ngettext
 from tantrix_pi.puzzles import Puzzle, pyramid
 from tantrix_pi.solver.loop_search import LoopSearch
 from tantrix_pi.solver.pyramid_search import PyramidSearch
@@ -98,7 +99,7 @@ def _first(pz: Puzzle, fixed: list[Placement], deadline: float | None, seed: int
         except GiveUp:
             continue
         except Timeout:
-            raise SolveTimeout(f"{pz.name}: no answer within the time limit") from None
+            raise SolveTimeout(_("{puzzle}: no answer within the time limit").format(puzzle=pz.title)) from None
         return found[0] if found else None
     raise AssertionError("luby() never ends")
 
@@ -108,7 +109,8 @@ def solve(pz: Puzzle, timeout: float | None = None, seed: int = 0) -> Board | No
     try:
         return _first(pz, [], _deadline(timeout), seed)
     except SolveTimeout:
-        raise SolveTimeout(f"{pz.name}: no solution found within {timeout:g} s (--timeout)") from None
+        raise SolveTimeout(_("{puzzle}: no solution found within {seconds:g} s (--timeout)").format(
+            puzzle=pz.title, seconds=timeout)) from None
 
 
 def solutions(pz: Puzzle, timeout: float | None = None) -> list[Board]:
@@ -122,8 +124,9 @@ def solutions(pz: Puzzle, timeout: float | None = None) -> list[Board]:
     try:
         _run(pz, [], Budget(_deadline(timeout)), keep)
     except Timeout:
-        raise SolveTimeout(f"{pz.name}: stopped after {timeout:g} s (--timeout), "
-                           f"{len(found)} solutions so far") from None
+        raise SolveTimeout(ngettext("{puzzle}: stopped after {seconds:g} s (--timeout), {n} solution so far",
+                                    "{puzzle}: stopped after {seconds:g} s (--timeout), {n} solutions so far",
+                                    len(found)).format(puzzle=pz.title, seconds=timeout, n=len(found))) from None
     return list(found.values())
 
 
@@ -138,31 +141,35 @@ def hint(pz: Puzzle, board: Board, timeout: float | None = None, seed: int = 0) 
     placed = list(board)
     strangers = [p for p in placed if p.tile not in pz.tiles]
     if strangers:
-        names = ", ".join(str(p.tile) for p in strangers)
-        return Hint(False, blockers=tuple(strangers), reason=f"tile {names} is not part of {pz.name}")
+        return Hint(False, blockers=tuple(strangers), reason=ngettext(
+            "tile {tiles} is not part of {puzzle}", "tiles {tiles} are not part of {puzzle}", len(strangers)).format(
+            tiles=listing(p.tile for p in strangers), puzzle=pz.title))
     if pz.check(board).solved:
-        return Hint(True, solution=board, reason="already solved")
+        return Hint(True, solution=board, reason=_("already solved"))
     for cell, d in board.mismatches():
         pair = (board[cell], board[neighbours(cell)[d]])
-        return Hint(False, blockers=pair, reason=f"{pair[0]} and {pair[1]} do not match")
+        return Hint(False, blockers=pair, reason=_("{placement} and {other} do not match").format(
+            placement=pair[0], other=pair[1]))
     try:
         solution = _first(pz, placed, deadline, seed)
     except SolveTimeout:
-        raise SolveTimeout(f"{pz.name}: could not decide within {timeout:g} s (--timeout)") from None
+        raise SolveTimeout(_("{puzzle}: could not decide within {seconds:g} s (--timeout)").format(
+            puzzle=pz.title, seconds=timeout)) from None
     if solution is not None:
+        left = len(pz.tiles) - len(board)
         return Hint(True, _next_placement(board, solution), solution=solution,
-                    reason=f"{len(pz.tiles) - len(board)} tiles to go")
+                    reason=ngettext("{n} tile to go", "{n} tiles to go", left).format(n=left))
     try:
         if _first(pz, [], deadline, seed) is None:
-            return Hint(False, reason=f"{pz.name} has no solution at all")
+            return Hint(False, reason=_("{puzzle} has no solution at all").format(puzzle=pz.title))
         blockers = tuple(p for p in placed
                          if _first(pz, [q for q in placed if q != p], deadline, seed) is not None)
     except SolveTimeout:
-        return Hint(False, reason="no solution keeps these tiles (no time left to find which one blocks)")
+        return Hint(False, reason=_("no solution keeps these tiles (no time left to find which one blocks)"))
     if blockers:
-        names = ", ".join(str(p) for p in blockers)
-        return Hint(False, blockers=blockers, reason=f"no solution keeps {names}")
-    return Hint(False, reason="no solution keeps these tiles, and taking away any one of them is not enough")
+        return Hint(False, blockers=blockers, reason=_("no solution keeps {placements}").format(
+            placements=listing(blockers)))
+    return Hint(False, reason=_("no solution keeps these tiles, and taking away any one of them is not enough"))
 
 
 def _next_placement(board: Board, solution: Board) -> Placement:
@@ -171,9 +178,11 @@ def _next_placement(board: Board, solution: Board) -> Placement:
     return min(todo, key=lambda p: (-sum(n in board for n in neighbours(p.cell)), p.tile))
 
 
-def beside(board: Board, p: Placement) -> str:
-    """Where a hinted cell is, seen from a tile already down (", NE of tile 12"; "" on an empty board)."""
+def hinted(board: Board, p: Placement) -> str:
+    """A hinted placement as players read it, with a tile already down it lies beside: 'tile 5 at (1,0) turn 2,
+    NE of tile 12' (only the placement on an empty board)."""
     for d, n in enumerate(neighbours(p.cell)):
         if n in board:
-            return f", {DIRECTION_NAMES[(d + 3) % 6]} of tile {board[n].tile}"
-    return ""
+            return _("{placement}, {direction} of tile {tile}").format(
+                placement=p, direction=direction_name(opposite(d)), tile=board[n].tile)
+    return str(p)
