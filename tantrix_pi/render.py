@@ -14,6 +14,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from tantrix_pi.board import Board, BoardError
 from tantrix_pi.grid import SQRT3, Cell, centre, corners, edge_angle, neighbour
+from tantrix_pi.i18n import _
 from tantrix_pi.rules import letter
 from tantrix_pi.scoring import Path
 from tantrix_pi.tiles import TILES
@@ -95,7 +96,8 @@ def render(board: Board, highlights: Highlights | None = None, scale: float = 40
     else:
         width, height = max(1, round(w1 * scale)), max(1, round(h1 * scale))
     if width * height > MAX_PIXELS:
-        raise BoardError(f"a {width}x{height} picture is too large to draw: tiles too far apart, or --scale too big")
+        raise BoardError(_("a {width}x{height} picture is too large to draw: tiles too far apart, or --scale too big")
+                         .format(width=width, height=height))
     k = scale * SUPERSAMPLE
     ox = (width * SUPERSAMPLE - (max(xs) + min(xs)) * k) / 2
     oy = (height * SUPERSAMPLE - (max(ys) + min(ys)) * k) / 2
@@ -137,4 +139,4 @@ def save(image: Image.Image, path: str) -> None:
         image.save(path)
     except (OSError, ValueError) as e:  # Pillow: ValueError for a name without a known extension
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e).rstrip(": ") or type(e).__name__
-        raise BoardError(f"{path}: cannot write the picture ({reason})") from None
+        raise BoardError(_("{path}: cannot write the picture ({reason})").format(path=path, reason=reason)) from None

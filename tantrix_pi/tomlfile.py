@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 
 
 def read_toml(path: str | os.PathLike, error: type[TantrixError], what: str, missing: str = "",
@@ -18,13 +19,21 @@ def read_toml(path: str | os.PathLike, error: type[TantrixError], what: str, mis
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise error(f"{path}: no such {what}" + (f": {missing}" if missing else "")) from None
+        # TRANSLATORS: {what} names the file ("config file"), translated on its own: keep it where a name fits.
+        raise error(_advise(_("{path}: no such {what}").format(path=path, what=what), missing)) from None
     except (OSError, UnicodeDecodeError) as e:
-        raise error(f"{path}: cannot read the {what} ({e.__class__.__name__}: {e})") from None
+        raise error(_("{path}: cannot read the {what} ({error})").format(
+            path=path, what=what, error=f"{e.__class__.__name__}: {e}")) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise error(f"{path}: the {what} is not valid TOML ({e})" + (f": {corrupt}" if corrupt else "")) from None
+        raise error(_advise(_("{path}: the {what} is not valid TOML ({error})").format(path=path, what=what, error=e),
+                            corrupt)) from None
+
+
+def _advise(problem: str, advice: str) -> str:
+    """A problem, then what to do about it when there is something to say."""
+    return _("{problem}: {advice}").format(problem=problem, advice=advice) if advice else problem
 
 
 def state_directory() -> Path | None:

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Mapping
 
 from tantrix_pi.devices.errors import DeviceError
+from tantrix_pi.i18n import _
 
 DEFAULT_PINS = {"next": 17, "back": 27, "menu": 22}
 """BCM numbers: physical pins 11, 13 and 15, each wired through its button to a ground pin (9, 14 or 25)."""
@@ -42,7 +43,8 @@ class Buttons:
                  events: queue.Queue | None = None, pin_factory=None) -> None:
         self.pins = {**DEFAULT_PINS, **check_pins(pins or {})}
         if not 0 <= debounce < hold_seconds:
-            raise DeviceError(f"buttons: debounce {debounce} s must be at least 0 and shorter than the hold time")
+            raise DeviceError(_("buttons: debounce {seconds} s must be at least 0 and shorter than the hold time")
+                              .format(seconds=debounce))
         self.events: queue.Queue[Event] = events if events is not None else queue.Queue()
         self.debounce = debounce
         self._timers: dict[str, threading.Timer] = {}
@@ -53,7 +55,7 @@ class Buttons:
             from gpiozero import Button
             from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
         except ImportError:
-            raise DeviceError("buttons: gpiozero is not installed") from None
+            raise DeviceError(_("buttons: gpiozero is not installed")) from None
         self._buttons: dict[str, Button] = {}
         try:
             with warnings.catch_warnings():
@@ -65,10 +67,12 @@ class Buttons:
             self._buttons["menu"].when_held = lambda _b: self._held_menu()
         except BadPinFactory:
             self.close()
-            raise DeviceError("buttons: no GPIO pins here (not a Raspberry Pi, or python3-lgpio is missing)") from None
+            raise DeviceError(_("buttons: no GPIO pins here (not a Raspberry Pi, or python3-lgpio is missing)")) \
+                from None
         except GPIOZeroError as e:
             self.close()
-            raise DeviceError(f"buttons on BCM {sorted(self.pins.values())}: {e}") from None
+            raise DeviceError(_("buttons on BCM {pins}: {error}").format(pins=sorted(self.pins.values()),
+                                                                         error=e)) from None
 
     def _edge(self, name: str) -> None:
         """Any change of a pin: look at it again once it has kept still for the debounce time."""
@@ -128,11 +132,13 @@ def check_pins(pins: Mapping[str, object]) -> dict[str, int]:
     out = {}
     for name, pin in pins.items():
         if name not in DEFAULT_PINS:
-            raise DeviceError(f"buttons: unknown button {name!r}: use {', '.join(DEFAULT_PINS)}")
+            raise DeviceError(_("buttons: unknown button {name!r}: use {names}").format(name=name,
+                                                                                       names=", ".join(DEFAULT_PINS)))
         if not isinstance(pin, int) or isinstance(pin, bool) or pin not in range(2, 28):
-            raise DeviceError(f"buttons: {name} pin {pin!r} is not a BCM GPIO number 2..27")
+            raise DeviceError(_("buttons: {name} pin {pin!r} is not a BCM GPIO number 2..27").format(name=name,
+                                                                                                     pin=pin))
         out[name] = pin
     merged = {**DEFAULT_PINS, **out}
     if len(set(merged.values())) < len(merged):
-        raise DeviceError(f"buttons: two buttons share a pin ({merged})")
+        raise DeviceError(_("buttons: two buttons share a pin ({pins})").format(pins=merged))
     return out

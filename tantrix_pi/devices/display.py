@@ -13,6 +13,7 @@ from PIL import Image
 from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.frames import colour_frame, mono_frame, mono_pages
 from tantrix_pi.devices.screen import Screen
+from tantrix_pi.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,8 @@ class PngDevice(MemoryDevice):
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise DeviceError(f"display png:{directory}: cannot make the folder ({e.strerror})") from None
+            raise DeviceError(_("display png:{folder}: cannot make the folder ({error})").format(
+                folder=directory, error=e.strerror)) from None
         self.count = 0
 
     def display(self, image: Image.Image) -> None:
@@ -176,19 +178,21 @@ def open_display(spec: str, options: Mapping[str, object] | None = None,
 def _model_name(name: object) -> str:
     if name not in MODELS:
         known = ", ".join([*MODELS, "png:DIR", "none"])
-        raise DeviceError(f"display {name!r} is not supported: choose one of {known}")
+        raise DeviceError(_("display {name!r} is not supported: choose one of {known}").format(name=name, known=known))
     return str(name)
 
 
 def _check_options(model: Model, options: Mapping[str, object]) -> None:
     for key, value in options.items():
         if key not in OPTIONS[model.bus]:
-            raise DeviceError(f"display option {key!r} does not apply to {model.name}: "
-                              f"use {', '.join(OPTIONS[model.bus])}")
+            raise DeviceError(_("display option {key!r} does not apply to {model}: use {options}").format(
+                key=key, model=model.name, options=", ".join(OPTIONS[model.bus])))
         if not isinstance(value, int) or isinstance(value, bool):
-            raise DeviceError(f"display option {key!r} must be a whole number, not {value!r}")
+            raise DeviceError(_("display option {key!r} must be a whole number, not {value!r}").format(
+                key=key, value=value))
     if options.get("rotate", 0) not in range(4):
-        raise DeviceError(f"display option 'rotate' is {options['rotate']!r}: use 0..3 (quarter turns)")
+        raise DeviceError(_("display option 'rotate' is {value!r}: use 0..3 (quarter turns)").format(
+            value=options["rotate"]))
 
 
 def _luma_device(model: Model, o: Mapping[str, int]):
@@ -200,7 +204,8 @@ def _luma_device(model: Model, o: Mapping[str, int]):
 
         cls = getattr(importlib.import_module(model.module), model.name)
     except ImportError:
-        raise DeviceError(f"display {model.name}: luma is not installed (pip install 'tantrix-pi[pi]')") from None
+        raise DeviceError(_("display {model}: luma is not installed (pip install 'tantrix-pi[pi]')").format(
+            model=model.name)) from None
     try:
         if model.bus == "i2c":
             from luma.core.interface.serial import i2c
@@ -214,23 +219,26 @@ def _luma_device(model: Model, o: Mapping[str, int]):
         return cls(serial, width=model.size[0], height=model.size[1], rotate=o["rotate"],
                    gpio_LIGHT=o["gpio_backlight"])
     except DevicePermissionError:
-        raise DeviceError(f"display {model.name}: no permission on the {model.bus} device "
-                          f"(add the user to the {model.bus} and gpio groups)") from None
+        raise DeviceError(_("display {model}: no permission on the {bus} device (add the user to the {bus} and "
+                            "gpio groups)").format(model=model.name, bus=model.bus)) from None
     except DeviceNotFoundError:
-        raise DeviceError(f"display {model.name}: {_not_found(model, o)}") from None
+        raise DeviceError(_not_found(model, o)) from None
     except ImportError as e:
-        raise DeviceError(f"display {model.name}: Python module {e.name!r} is missing (pip install "
-                          "'tantrix-pi[pi]'; spidev: sudo apt install python3-spidev)") from None
+        raise DeviceError(_("display {model}: Python module {module!r} is missing (pip install 'tantrix-pi[pi]'; "
+                            "spidev: sudo apt install python3-spidev)").format(model=model.name,
+                                                                              module=e.name)) from None
     except (OSError, RuntimeError) as e:
-        raise DeviceError(f"display {model.name}: cannot open it ({e.__class__.__name__}: {e})") from None
+        raise DeviceError(_("display {model}: cannot open it ({error})").format(
+            model=model.name, error=f"{e.__class__.__name__}: {e}")) from None
 
 
 def _not_found(model: Model, o: Mapping[str, int]) -> str:
     """Why luma found no panel, with the command that tells more."""
     if model.bus == "i2c":
         if not Path(f"/dev/i2c-{o['i2c_port']}").exists():
-            return f"/dev/i2c-{o['i2c_port']} does not exist (enable I2C: sudo raspi-config nonint do_i2c 0)"
-        return (f"nothing answers at I2C address {o['i2c_address']:#04x} on bus {o['i2c_port']} "
-                f"(see which address it has: i2cdetect -y {o['i2c_port']})")
-    return (f"/dev/spidev{o['spi_port']}.{o['spi_device']} does not exist "
-            "(enable SPI: sudo raspi-config nonint do_spi 0)")
+            return _("display {model}: /dev/i2c-{port} does not exist (enable I2C: sudo raspi-config nonint do_i2c "
+                     "0)").format(model=model.name, port=o["i2c_port"])
+        return _("display {model}: nothing answers at I2C address {address:#04x} on bus {port} (see which address "
+                 "it has: i2cdetect -y {port})").format(model=model.name, address=o["i2c_address"], port=o["i2c_port"])
+    return _("display {model}: /dev/spidev{port}.{device} does not exist (enable SPI: sudo raspi-config nonint do_spi "
+             "0)").format(model=model.name, port=o["spi_port"], device=o["spi_device"])

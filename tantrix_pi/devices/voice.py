@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from tantrix_pi.devices.errors import DeviceError
+from tantrix_pi.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ def open_voice(enabled: bool = True, command: str = "espeak-ng", language: str =
                words_per_minute: int = 160) -> Voice | FakeVoice:
     """The espeak-ng voice (switched on or off), or a silent one, logged, when espeak-ng is not installed."""
     if not isinstance(words_per_minute, int) or not 80 <= words_per_minute <= 450:
-        raise DeviceError(f"voice: words_per_minute {words_per_minute!r} is outside 80..450")
+        raise DeviceError(_("voice: words_per_minute {value!r} is outside 80..450").format(value=words_per_minute))
     path = shutil.which(command)
     if path is None:
         if enabled:

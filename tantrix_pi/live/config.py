@@ -233,7 +233,7 @@ def from_dict(data: dict, where: str = "config") -> Config:
 
 def load(path: str | Path | None) -> Config:
     """Read a config file (None: every default); the state dir is $STATE_DIRECTORY when the file names none."""
-    data = {} if path is None else read_toml(path, ConfigError, "config file")
+    data = {} if path is None else read_toml(path, ConfigError, _("config file"))
     cfg = from_dict(data, str(path) if path is not None else "config")
     state = state_directory()
     if state is not None and "state_dir" not in data.get("paths", {}):
