@@ -91,7 +91,7 @@ def spiral_board(numbers, rots=None) -> Board:
 
 def legal_board(n: int, seed: int = 0, avoid=()) -> Board:
     """A board of n tiles whose touching edges agree (as real boards are laid), without the tiles `avoid`."""
-    from tantrix_pi.vision.synth import random_board
+    from tantrix_pi.simulator import random_board
 
     for k in range(100):
         board = random_board(np.random.default_rng([seed, k]), n)

@@ -165,15 +165,15 @@ def test_cli_hint_exit_codes_follow_the_verdict(tmp_path, capsys):
 
 def test_cli_hint_reads_a_photo_of_the_table(tmp_path, capsys):
     cv2 = pytest.importorskip("cv2")
-    from tantrix_pi.vision import synth
+    from tantrix_pi import simulator
 
     pz, part = _part_of_solution("discovery:10", 5)
     photo = tmp_path / "table.jpg"
-    cv2.imwrite(str(photo), synth.render(part, seed=3, size=(800, 600), tile_px=80)[0])
+    cv2.imwrite(str(photo), simulator.render(part, seed=3, size=(800, 600), tile_px=80)[0])
     assert main(["puzzle", "hint", str(photo), "--puzzle", "discovery:10", "--json"]) == EXIT_OK
     out = json.loads(capsys.readouterr().out)
     assert out["solvable"] and out["next"]["tile"] in set(pz.tiles) - part.tiles
     empty = tmp_path / "empty.jpg"
-    cv2.imwrite(str(empty), synth.render(Board(), seed=3, size=(800, 600), tile_px=80)[0])
+    cv2.imwrite(str(empty), simulator.render(Board(), seed=3, size=(800, 600), tile_px=80)[0])
     assert main(["puzzle", "hint", str(empty), "--puzzle", "discovery:10"]) == EXIT_UNSURE
     assert "no tile found" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import pytest
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import edge_angle
-from tantrix_pi.vision.synth import PALETTES, TABLES, random_board, render
+from tantrix_pi.simulator import PALETTES, TABLES, random_board, render
 
 SIZE = (480, 360)
 
