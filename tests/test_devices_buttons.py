@@ -2,16 +2,15 @@
 
 import time
 
+import gpiozero
 import pytest
+from gpiozero.pins.mock import MockFactory
 
 from tantrix_pi.devices.buttons import DEFAULT_PINS, Buttons, Event, FakeButtons
 from tantrix_pi.devices.display import Display, MemoryDevice
 from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.menu import Command, Menu, Settings
 from tantrix_pi.tiles import COLOURS
-
-gpiozero = pytest.importorskip("gpiozero")
-from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 
 @pytest.fixture

@@ -3,14 +3,12 @@
 import threading
 import time
 
-import pytest
+import gpiozero
+from gpiozero.pins.mock import MockFactory
 from PIL import Image
 
 from tantrix_pi.cli import main
 from tantrix_pi.devices.screen import PLAYER_RGB
-
-gpiozero = pytest.importorskip("gpiozero")
-from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 
 def test_check_draws_the_sample_frame_with_every_player_colour(tmp_path, capsys):

@@ -3,20 +3,17 @@
 import time
 
 import pytest
+from gpiozero.pins.mock import MockFactory
 from live_fakes import B, detect_frame, frame_of
 
 from tantrix_pi.board import Board
 from tantrix_pi.devices.sources import FrameSource
+from tantrix_pi.devices.voice import FakeVoice
 from tantrix_pi.live import config
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.service import setup_of, start_buttons
 from tantrix_pi.live.sinks import MemorySink, Sinks, VoiceSink
 from tantrix_pi.live.store import Store
-
-pytest.importorskip("tantrix_pi.devices.buttons")
-from gpiozero.pins.mock import MockFactory  # noqa: E402
-
-from tantrix_pi.devices.voice import FakeVoice  # noqa: E402
 
 PINS = {"next": 5, "back": 6, "menu": 13}
 

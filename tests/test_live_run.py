@@ -11,13 +11,10 @@ import time
 from pathlib import Path
 
 import cv2
-import pytest
 
 from tantrix_pi.board import Board
 from tantrix_pi.live.recording import game_moves
-
-pytest.importorskip("tantrix_pi.vision.pipeline")  # the detector
-synth = pytest.importorskip("tantrix_pi.vision.synth")
+from tantrix_pi.vision import synth
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,5 +1,6 @@
 import json
 
+import cv2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -164,7 +165,6 @@ def test_cli_hint_exit_codes_follow_the_verdict(tmp_path, capsys):
 
 
 def test_cli_hint_reads_a_photo_of_the_table(tmp_path, capsys):
-    cv2 = pytest.importorskip("cv2")
     from tantrix_pi.vision import synth
 
     pz, part = _part_of_solution("discovery:10", 5)
