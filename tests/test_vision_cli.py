@@ -48,7 +48,10 @@ def test_score_names_the_winner(board_photo, capsys):
     path, _ = board_photo
     assert main(["score", path, "--players", "red,blue"]) == 0
     out = capsys.readouterr().out
-    assert "red: line" in out and "blue: line" in out and ("winner:" in out or "tie:" in out)
+    points = {line.split(":")[0]: int(line.rsplit("-> ", 1)[1]) for line in out.splitlines()[:-1]}
+    assert set(points) == {"red", "blue"}
+    best = [c for c in points if points[c] == max(points.values())]
+    assert out.splitlines()[-1] == (f"{best[0].capitalize()} wins" if len(best) == 1 else "A tie between red and blue")
 
 
 def test_check_gives_a_verdict_with_reasons(board_photo, capsys):

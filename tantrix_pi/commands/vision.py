@@ -124,23 +124,21 @@ def run_check(args) -> int:
 
 
 def run_score(args) -> int:
-    from tantrix_pi.scoring import scores
+    from tantrix_pi.scoring import outcome
 
     colours = player_colours(args.players)
     image, det = _detect(args)
     _refuse_if_unsure(args, image, det, "no scores")
-    table = scores(det.board, colours)
-    best = max(s.score for s in table.values())
-    winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
-    result = ("winner: " if len(winners) == 1 else "tie: ") + ", ".join(winners)
+    over = outcome(det.board, colours)
+    table = {c: over.scores[c] for c in colours}
     lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
     paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
-    _write_overlay(args, image, det, [*lines, result], paths)
+    _write_overlay(args, image, det, [*lines, over.result()], paths)
     if args.json:
         print(json.dumps({"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
                                      for c, s in table.items()},
-                          "winners": winners, "detection": det.to_dict()}))
+                          "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}))
     else:
         print("\n".join(lines))
-        print(result)
+        print(over.result())
     return EXIT_OK
