@@ -21,7 +21,7 @@ from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
-from tantrix_pi.vision.detection import Detection
+from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -51,7 +51,7 @@ class LiveLoop:
     """One referee session over a frame source; resumes the stored game when its setup is the same."""
 
     def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
-                 stable_frames: int = 3, min_confidence: float = 0.8, motion: float = 0.004,
+                 stable_frames: int = 3, min_confidence: float = CONFIDENT, motion: float = 0.004,
                  notifier: Notifier | None = None, retry_s: float = 1.0, stall_s: float = 2.0,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.source, self.detect, self.store, self.sink = source, detect, store, sink
