@@ -11,6 +11,7 @@ from tantrix_pi.errors import EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, EXIT_UNSURE
 from tantrix_pi.grid import neighbours
 from tantrix_pi.puzzles import puzzle
 from tantrix_pi.solver import SolveTimeout, count, hint, luby, solutions, solve
+from tantrix_pi.vision import synth
 
 # Published counts of hole-free solutions, up to a move and a turn of the whole board (issue 7).
 KNOWN_COUNTS = {"discovery:3": 2, "discovery:4": 2, "discovery:5": 4, "discovery:6": 8, "discovery:7": 36,
@@ -165,8 +166,6 @@ def test_cli_hint_exit_codes_follow_the_verdict(tmp_path, capsys):
 
 
 def test_cli_hint_reads_a_photo_of_the_table(tmp_path, capsys):
-    from tantrix_pi.vision import synth
-
     pz, part = _part_of_solution("discovery:10", 5)
     photo = tmp_path / "table.jpg"
     cv2.imwrite(str(photo), synth.render(part, seed=3, size=(800, 600), tile_px=80)[0])
@@ -177,3 +176,40 @@ def test_cli_hint_reads_a_photo_of_the_table(tmp_path, capsys):
     cv2.imwrite(str(empty), synth.render(Board(), seed=3, size=(800, 600), tile_px=80)[0])
     assert main(["puzzle", "hint", str(empty), "--puzzle", "discovery:10"]) == EXIT_UNSURE
     assert "no tile found" in capsys.readouterr().err
+
+
+def test_cli_hint_refuses_a_face_down_tile_on_the_board_as_check_does(tmp_path, capsys):
+    from drawn import Scene
+
+    from tantrix_pi.grid import centre, neighbours
+
+    pz, part = _part_of_solution("discovery:10", 5)
+    spare = next(t for t in range(11, 57) if t not in part.tiles)
+    sc = Scene(size=(800, 600), seed=3)
+    sc.board(part)
+    beside = min({n for p in part for n in neighbours(p.cell)} - set(part.cells))
+    sc.tile(spare, sc.to_px(*centre(beside)), 0, face_up=False)
+    photo = tmp_path / "face-down.png"
+    cv2.imwrite(str(photo), sc.light(noise=2))
+    for command in (["puzzle", "hint", str(photo)], ["check", str(photo)]):
+        assert main([*command, "--puzzle", "discovery:10"]) == EXIT_UNSURE
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "face-down tile at pixel" in err
+
+
+def test_cli_hint_reads_a_photo_through_the_calibration_profile(tmp_path, capsys, monkeypatch):
+    from tantrix_pi import vision
+    from tantrix_pi.calibration import Profile
+
+    pz, part = _part_of_solution("discovery:10", 5)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), synth.render(part, seed=3, size=(800, 600), tile_px=80)[0])
+    profile = tmp_path / "profile.toml"
+    Profile(path=profile).save(profile)
+    seen, real = [], vision.detect
+    monkeypatch.setattr(vision, "detect", lambda image, profile=None: seen.append(profile) or real(image, profile))
+    args = ["puzzle", "hint", str(photo), "--puzzle", "discovery:10"]
+    assert main([*args, "--calibration", str(profile)]) == EXIT_OK
+    assert isinstance(seen[-1], Profile) and seen[-1].path == profile
+    assert main([*args, "--calibration", str(tmp_path / "missing.toml")]) == EXIT_BAD_INPUT
+    assert "missing.toml" in capsys.readouterr().err

@@ -71,6 +71,18 @@ def test_check_refuses_a_doubtful_board(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "frame" in err
 
 
+def test_junk_far_from_the_board_does_not_stop_a_verdict(tmp_path, capsys):
+    board = legal_board(12, seed=3, avoid=(1, 33))
+    sc = Scene(size=(900, 640), angle=10.0, seed=11)
+    sc.board(board, twist=3)
+    sc.tile(33, (800, 560), 0, face_up=False)  # face down in a corner of the table
+    sc.tile(1, (880, 300), 1)  # cut by the frame edge, far from the board
+    path = write(tmp_path, "junk.png", sc.light(noise=2))
+    assert main(["score", path, "--players", "red,blue"]) == 0
+    assert main(["check", path, "--puzzle", "discovery:12"]) == 1
+    assert "not solved" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("content, words", [
     (b"", "empty"),
     (b"not an image at all", "not an image"),
