@@ -3,7 +3,6 @@
 import time
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 from live_fakes import B, detect_frame, frame_of
 
 from tantrix_pi.board import Board
@@ -35,14 +34,14 @@ class Table(FrameSource):
 class Rig:
     """A loop on a Table, its buttons on mock pins, a MemorySink (and a fake voice) to see what happened."""
 
-    def __init__(self, tmp_path, board: Board, sections: dict) -> None:
+    def __init__(self, tmp_path, factory, board: Board, sections: dict) -> None:
         self.cfg = config.from_dict({"buttons": {**PINS, "hold_s": 0.5}, **sections})
         self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice["enabled"])
         self.store = Store(tmp_path / "state.db")
         self.table = Table(board)
         self.loop = LiveLoop(self.table, detect_frame, self.store, setup_of(self.cfg),
                              Sinks([self.sink, VoiceSink(self.voice)]))
-        self.factory = MockFactory()
+        self.factory = factory
         self.buttons = start_buttons(self.cfg, self.loop, pin_factory=self.factory)
         assert self.buttons is not None and self.loop.menu is not None
 
@@ -69,8 +68,8 @@ class Rig:
 
 
 @pytest.fixture
-def rig(tmp_path, request):
-    r = Rig(tmp_path, *request.param)
+def rig(tmp_path, request, mock_factory):
+    r = Rig(tmp_path, mock_factory, *request.param)
     yield r
     r.close()
 
