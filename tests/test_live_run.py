@@ -11,13 +11,10 @@ import time
 from pathlib import Path
 
 import cv2
-import pytest
 
 from tantrix_pi import simulator
 from tantrix_pi.board import Board
 from tantrix_pi.live.recording import game_moves
-
-pytest.importorskip("tantrix_pi.vision.pipeline")  # the detector
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tantrix_pi.board import Board
 from tantrix_pi.cli import main
-from tantrix_pi.simulator import PLAIN, legal_board, render
+from tantrix_pi.simulator import PLAIN, Apart, legal_board, render
 from tantrix_pi.vision import photo
 
 
@@ -47,7 +47,10 @@ def test_score_names_the_winner(board_photo, capsys):
     path, _ = board_photo
     assert main(["score", path, "--players", "red,blue"]) == 0
     out = capsys.readouterr().out
-    assert "red: line" in out and "blue: line" in out and ("winner:" in out or "tie:" in out)
+    points = {line.split(":")[0]: int(line.rsplit("-> ", 1)[1]) for line in out.splitlines()[:-1]}
+    assert set(points) == {"red", "blue"}
+    best = [c for c in points if points[c] == max(points.values())]
+    assert out.splitlines()[-1] == (f"{best[0].capitalize()} wins" if len(best) == 1 else "A tie between red and blue")
 
 
 def test_check_gives_a_verdict_with_reasons(board_photo, capsys):
@@ -65,6 +68,18 @@ def test_check_refuses_a_doubtful_board(tmp_path, capsys):
     assert main(["check", path, "--puzzle", "discovery:5"]) == 3
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "frame" in err
+
+
+def test_junk_far_from_the_board_does_not_stop_a_verdict(tmp_path, capsys):
+    board = legal_board(12, seed=3, avoid=(1, 33))
+    junk = [Apart(33, (800, 560), face_up=False),  # face down in a corner of the table
+            Apart(1, (880, 300), 70.0)]  # cut by the frame edge, far from the board
+    image, _ = render(board, seed=11, size=(900, 640), tile_px=70.0, yaw_deg=10.0, apart=junk,
+                      **{**PLAIN, "noise": 1.0})
+    path = write(tmp_path, "junk.png", image)
+    assert main(["score", path, "--players", "red,blue"]) == 0
+    assert main(["check", path, "--puzzle", "discovery:12"]) == 1
+    assert "not solved" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("content, words", [

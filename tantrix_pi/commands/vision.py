@@ -8,6 +8,7 @@ from tantrix_pi.commands.board import player_colours
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell
 from tantrix_pi.tiles import COLOUR_NAMES
+from tantrix_pi.vision.detection import CONFIDENT
 
 
 class Unsure(TantrixError):
@@ -37,12 +38,29 @@ def _photo_args(p) -> None:
     p.add_argument("--overlay", metavar="OUT.png", help="write the photo with what was seen drawn on it")
 
 
-def _detect(args):
+def detect_photo(path: str, calibration: str | None = None):
+    """The photo at `path` and what the detector sees in it, through the calibration profile when given."""
     from tantrix_pi.vision import detect, photo
 
-    image = photo.load(args.image)
-    profile = _profile(args.calibration) if args.calibration else None
+    image = photo.load(path)
+    profile = _profile(calibration) if calibration else None
     return image, detect(image, profile=profile)
+
+
+def judge_photo(path: str, calibration: str | None = None, refused=None):
+    """The photo at `path` and its detection when a verdict may be built on it: `check`, `score` and `puzzle hint`.
+
+    Else Unsure (exit 3) naming every doubt (`Detection.doubts`) or saying that no tile was found; `refused(image,
+    detection, reason)` is called first (to draw the refusal on the overlay). A wrong verdict is worse than none.
+    """
+    image, det = detect_photo(path, calibration)
+    doubts = det.doubts()
+    if det.tiles and not doubts:
+        return image, det
+    reason = "not sure enough to judge: " + "; ".join(map(str, doubts)) if det.tiles else "no tile found"
+    if refused is not None:
+        refused(image, det, reason)
+    raise Unsure(f"{path}: {reason}")
 
 
 def _profile(path: str):
@@ -71,7 +89,7 @@ def _where(cell: Cell, px) -> str:
 
 
 def run_detect(args) -> int:
-    image, det = _detect(args)
+    image, det = detect_photo(args.image, args.calibration)
     _write_overlay(args, image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"])
     if not det.tiles:
         raise Unsure(f"{args.image}: no tile found")
@@ -80,7 +98,7 @@ def run_detect(args) -> int:
         return EXIT_OK
     print(f"board: {len(det.tiles)} tiles, {det.tile_px:.0f} px across")
     for t in sorted(det.tiles, key=lambda t: (t.placement.r, t.placement.q)):
-        flag = "" if t.confidence >= 0.8 else "   LOW CONFIDENCE"
+        flag = "" if t.confidence >= CONFIDENT else "   LOW CONFIDENCE"
         print(f"  tile {t.placement.tile:2d} at {_where(t.placement.cell, t.center_px)} turn {t.placement.rot}"
               f"  confidence {t.confidence:.2f}{flag}")
     for name, items in (("loose", det.loose), ("face down", det.face_down), ("unreadable", det.unreadable)):
@@ -90,26 +108,17 @@ def run_detect(args) -> int:
     return EXIT_OK
 
 
-def _refuse_if_unsure(args, image, det, label: str) -> None:
-    """Raise Unsure naming every doubtful board tile (and say so on the overlay): a wrong verdict is worse than none."""
-    doubts = [f"tile {t.placement.tile}? {_where(t.placement.cell, t.center_px)} (confidence {t.confidence:.2f})"
-              for t in det.unsure()]
-    doubts += [f"unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}"
-               for u in det.unreadable]
-    doubts += [f"face-down tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})"
-               for u in det.face_down if u.reason == "face down"]
-    if not det.tiles or doubts:
-        reason = "not sure enough to judge: " + "; ".join(doubts) if det.tiles else "no tile found"
-        _write_overlay(args, image, det, [f"{label}: {reason[:90]}"])
-        raise Unsure(f"{args.image}: {reason}")
+def _judged(args, label: str):
+    """`judge_photo` for check and score: a refusal is also drawn on the overlay, under `label`."""
+    return judge_photo(args.image, args.calibration,
+                       lambda image, det, reason: _write_overlay(args, image, det, [f"{label}: {reason[:90]}"]))
 
 
 def run_check(args) -> int:
     from tantrix_pi.puzzles import puzzle
 
     goal = puzzle(args.puzzle)
-    image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, "no verdict")
+    image, det = _judged(args, "no verdict")
     verdict = goal.check(det.board)
     head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
     _write_overlay(args, image, det, [head, *verdict.reasons])
@@ -124,23 +133,20 @@ def run_check(args) -> int:
 
 
 def run_score(args) -> int:
-    from tantrix_pi.scoring import scores
+    from tantrix_pi.scoring import outcome
 
     colours = player_colours(args.players)
-    image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, "no scores")
-    table = scores(det.board, colours)
-    best = max(s.score for s in table.values())
-    winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
-    result = ("winner: " if len(winners) == 1 else "tie: ") + ", ".join(winners)
+    image, det = _judged(args, "no scores")
+    over = outcome(det.board, colours)
+    table = {c: over.scores[c] for c in colours}
     lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
     paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
-    _write_overlay(args, image, det, [*lines, result], paths)
+    _write_overlay(args, image, det, [*lines, over.result()], paths)
     if args.json:
         print(json.dumps({"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
                                      for c, s in table.items()},
-                          "winners": winners, "detection": det.to_dict()}))
+                          "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}))
     else:
         print("\n".join(lines))
-        print(result)
+        print(over.result())
     return EXIT_OK

@@ -13,9 +13,9 @@ See docs/simulator.md.
 from tantrix_pi.simulator.boards import legal_board, random_board, spiral_board
 from tantrix_pi.simulator.camera import focal_px
 from tantrix_pi.simulator.light import kelvin_rgb
-from tantrix_pi.simulator.photo import PLAIN, Apart, Photo, render, render_scene
+from tantrix_pi.simulator.photo import PLAIN, Apart, Photo, cell_px, render, render_scene
 from tantrix_pi.simulator.sprites import PALETTES, tile_sprite
 from tantrix_pi.simulator.tables import TABLES, table_texture
 
-__all__ = ["PALETTES", "PLAIN", "TABLES", "Apart", "Photo", "focal_px", "kelvin_rgb", "legal_board", "random_board",
-           "render", "render_scene", "spiral_board", "table_texture", "tile_sprite"]
+__all__ = ["PALETTES", "PLAIN", "TABLES", "Apart", "Photo", "cell_px", "focal_px", "kelvin_rgb", "legal_board",
+           "random_board", "render", "render_scene", "spiral_board", "table_texture", "tile_sprite"]

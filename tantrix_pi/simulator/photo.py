@@ -181,6 +181,15 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
     return Photo(img, truth, hand_mask)
 
 
+def cell_px(truth: dict, cell: tuple[int, int]) -> tuple[float, float]:
+    """The image pixel where the centre of board cell `cell` lies in the photo of `truth` (filled or not)."""
+    p = truth["params"]
+    s = p["tile_px"] / SQRT3 / (1.0 - p["gap"])
+    lens = Lens((truth["width"], truth["height"]), p["k1"], p["k2"])
+    x, y = lens.distort(to_image(np.array(truth["homography_board_to_px"]), [centre(cell, s)]))[0]
+    return float(x), float(y)
+
+
 def _check(board, loose, face_down, apart, loose_style, occluder) -> None:
     """ValueError (one line) when the scene cannot be."""
     on_board = board.tiles
