@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw, ImageFont
 
 from tantrix_pi.board import Board, BoardError
-from tantrix_pi.grid import SQRT3, Cell, centre, corners, edge_angle, neighbour
+from tantrix_pi.grid import Cell, centre, corners, edge_midpoint, neighbour
 from tantrix_pi.i18n import _
 from tantrix_pi.rules import letter
 from tantrix_pi.scoring import Path
@@ -56,23 +56,16 @@ def _font(px: int) -> ImageFont.ImageFont:
 
 def arc_points(cell: Cell, a: int, b: int, s: float, steps: int = 16) -> list[tuple[float, float]]:
     """Points along the arc joining the midpoints of edges a and b of `cell` (hexagon circumradius s)."""
-    cx, cy = centre(cell, s)
-    apothem = s * SQRT3 / 2
-
-    def mid(d: int) -> tuple[float, float]:
-        t = math.radians(edge_angle(d))
-        return cx + apothem * math.cos(t), cy + apothem * math.sin(t)
-
     gap = (b - a) % 6
     if gap > 3:
         a, b, gap = b, a, 6 - gap
     if gap == 3:  # straight: through the centre
-        return [mid(a), mid(b)]
+        return [edge_midpoint(cell, a, s), edge_midpoint(cell, b, s)]
     if gap == 1:  # sharp: centred on the corner shared by edges a and a+1, radius s/2
         ox, oy = corners(cell, s)[a]
     else:  # bend: centred on the centre of the neighbouring cell between the two edges, radius 1.5 s
         ox, oy = centre(neighbour(cell, (a + 1) % 6), s)
-    (ax, ay), (bx, by) = mid(a), mid(b)
+    (ax, ay), (bx, by) = edge_midpoint(cell, a, s), edge_midpoint(cell, b, s)
     t0, t1 = math.atan2(ay - oy, ax - ox), math.atan2(by - oy, bx - ox)
     sweep = (t1 - t0 + math.pi) % (2 * math.pi) - math.pi
     radius = math.hypot(ax - ox, ay - oy)

@@ -1,12 +1,14 @@
-"""Lines and loops of each colour, player scores (docs/rules.md 2.6), Four lines / Four loops."""
+"""Lines and loops of each colour, player scores (docs/rules.md 2.6), who won (`Outcome`), Four lines / Four loops."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import enum
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tantrix_pi.board import Board
 from tantrix_pi.grid import Cell, neighbour, opposite
+from tantrix_pi.i18n import _, listing, player_name
 from tantrix_pi.tiles import COLOURS
 
 
@@ -93,11 +95,76 @@ def scores(board: Board, colours: Iterable[str] = COLOURS) -> dict[str, Score]:
     return {c: score(board, c) for c in colours}
 
 
-def winners(board: Board, colours: Iterable[str]) -> list[str]:
-    """The colours (players) with the highest score; more than one means a tie."""
-    table = scores(board, colours)
-    best = max(s.score for s in table.values())
-    return [c for c, s in table.items() if s.score == best]
+class Termination(enum.Enum):
+    """Why a game ended (python-chess's `Termination`)."""
+
+    ALL_PLACED = "all-placed"
+    """All 56 tiles are on the table (docs/rules.md 2.6)."""
+    DEADLOCK = "deadlock"
+    """The player to move has no legal placement at all: the game is drawn (docs/rules.md 2.4.2)."""
+    COUNTED = "counted"
+    """A board counted as it lies (a photo or a board file): the players say the game has ended."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended, as data: why, every colour's score, the players and who won (python-chess's `Outcome`)."""
+
+    termination: Termination
+    players: tuple[str, ...]
+    """The players' colours in seating order."""
+    scores: Mapping[str, Score]
+    """The score of every colour (all four), players or not."""
+    winners: tuple[str, ...]
+    """The players with the highest score (several: a tie); none when the game is drawn."""
+    stuck: str | None = None
+    """The player to move who had no legal placement (deadlock only)."""
+
+    @property
+    def winner(self) -> str | None:
+        """The one winner, or None for a tie or a draw."""
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    @property
+    def player_scores(self) -> dict[str, int]:
+        """Each player's points, in seating order."""
+        return {p: self.scores[p].score for p in self.players}
+
+    def result(self) -> str:
+        """Who won, in words: "Red wins", "A tie between Red and Blue" or "The game is drawn"."""
+        names = [player_name(p) for p in self.winners]
+        if not names:
+            return _("The game is drawn")
+        if len(names) == 1:
+            return _("{player} wins").format(player=names[0])
+        if len(names) == 2:
+            return _("A tie between {player} and {other}").format(player=names[0], other=names[1])
+        return _("A tie between {players} and {other}").format(players=listing(names[:-1]), other=names[-1])
+
+    def summary(self) -> str:
+        """One sentence with every player's points: "Game over: Red 20, Yellow 17. Red wins."."""
+        points = points_text(self.player_scores)
+        if self.termination is not Termination.DEADLOCK:
+            return _("Game over: {points}. {result}.").format(points=points, result=self.result())
+        if self.stuck:
+            return _("Deadlock: {player} has no legal move; the game is drawn ({points}).").format(
+                player=player_name(self.stuck), points=points)
+        return _("Deadlock: no legal move is left; the game is drawn ({points}).").format(points=points)
+
+
+def points_text(points: Mapping[str, int]) -> str:
+    """Each player's points in seating order, as players read them: 'Red 12, Blue 9'."""
+    return listing(_("{player} {points}").format(player=player_name(c), points=n) for c, n in points.items())
+
+
+def outcome(board: Board, players: Iterable[str], termination: Termination = Termination.COUNTED,
+            stuck: str | None = None) -> Outcome:
+    """The outcome of `board` for `players`: the highest score among them wins (a deadlock is drawn)."""
+    players = tuple(players)
+    table = scores(board)
+    best = max(table[p].score for p in players)
+    won = () if termination is Termination.DEADLOCK else tuple(p for p in players if table[p].score == best)
+    return Outcome(termination, players, table, won, stuck)
 
 
 def four_lines(board: Board) -> int:

@@ -9,7 +9,7 @@ from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.game import GameError, bag_empty_at, colour_code
 from tantrix_pi.grid import fmt, neighbour
-from tantrix_pi.i18n import _, colour_name, listing, ngettext, player_name
+from tantrix_pi.i18n import _, colour_name, ngettext
 from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
     closure_violations,
@@ -19,7 +19,7 @@ from tantrix_pi.rules import (
     hopeless_spaces,
     reading_order,
 )
-from tantrix_pi.scoring import four_lines, four_loops, scores
+from tantrix_pi.scoring import four_lines, four_loops, outcome
 from tantrix_pi.tiles import COLOURS
 
 
@@ -174,28 +174,25 @@ def player_colours(text: str | None) -> list[str]:
 def score(args) -> int:
     board = Board.load(args.file)
     players = player_colours(args.players)
-    table = scores(board, COLOURS)
-    best = max(table[p].score for p in players)
-    winners = [p for p in players if table[p].score == best]
+    over = outcome(board, players)
     data = {
         "colours": {c: {"line": s.line, "loop": s.loop, "score": s.score,
                         "path": [list(x) for x in s.path.cells] if s.path else [],
-                        "path_is_loop": bool(s.path and s.path.loop)} for c, s in table.items()},
+                        "path_is_loop": bool(s.path and s.path.loop)} for c, s in over.scores.items()},
         "players": players,
-        "winner": winners[0] if len(winners) == 1 else None,
-        "winners": winners,
+        "winner": over.winner,
+        "winners": list(over.winners),
         "four_lines": four_lines(board),
         "four_loops": four_loops(board),
     }
     if args.json:
         print(json.dumps(data))
         return EXIT_OK
-    width = max(len(colour_name(c)) for c in table)
-    for c, s in table.items():
-        mark = "*" if c in winners else " "
+    width = max(len(colour_name(c)) for c in over.scores)
+    for c, s in over.scores.items():
+        mark = "*" if c in over.winners else " "
         line = (_("{colour} line {line:>2}  loop {loop:>2}  score {score:>2}") if c in players
                 else _("{colour} line {line:>2}  loop {loop:>2}  score {score:>2}  (not playing)"))
         print(mark, line.format(colour=colour_name(c).ljust(width), line=s.line, loop=s.loop, score=s.score))
-    print(_("winner: {player}").format(player=player_name(winners[0])) if len(winners) == 1
-          else _("tie: {players}").format(players=listing(player_name(w) for w in winners)))
+    print(over.result())
     return EXIT_OK

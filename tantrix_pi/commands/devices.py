@@ -6,6 +6,7 @@ import argparse
 import queue
 import shutil
 import time
+from contextlib import ExitStack
 
 from tantrix_pi import i18n
 from tantrix_pi.devices.errors import DeviceError
@@ -77,43 +78,41 @@ def check(args) -> int:
     from tantrix_pi.devices.voice import open_voice
 
     status = EXIT_OK
-    display = None
-    if args.display:
-        display = open_display(args.display, _options(args.option))
-        display.show(sample())
-        w, h = display.size
-        print((_("display: {spec} {width}x{height} mono, test frame shown") if display.mono
-               else _("display: {spec} {width}x{height} colour, test frame shown")).format(
-            spec=args.display, width=w, height=h))
-    if args.voice:
-        if shutil.which("espeak-ng") is None:
-            print(_("voice: espeak-ng is not installed (sudo apt install espeak-ng)"))
-            status = EXIT_NO
-        else:
-            sentence = _("Tantrix referee voice check")
-            voice = open_voice(True, language=i18n.language())
-            voice.say(sentence)
-            voice.close()
-            print(_("voice: said '{sentence}'").format(sentence=sentence))
-    if args.buttons is not None:
-        buttons = Buttons(_pins(args.buttons))
-        print(_("buttons: on BCM {pins}; press them (for {seconds:g} s)").format(pins=buttons.pins,
-                                                                                  seconds=args.seconds))
-        end = time.monotonic() + args.seconds
-        try:
-            while (left := end - time.monotonic()) > 0:
-                try:
-                    event = buttons.events.get(timeout=min(left, 0.5))
-                except queue.Empty:
-                    if display is not None:
-                        display.tick()
-                    continue
-                said = _("button: {name}").format(name=event.value)
-                print(said)
-                if display is not None:
-                    display.show(Screen(message=said, scores=sample().scores))
-        finally:
-            buttons.close()
-    if display is not None:
-        display.close()
+    with ExitStack() as opened:
+        display = opened.enter_context(open_display(args.display, _options(args.option))) if args.display else None
+        if display is not None:
+            display.show(sample())
+            w, h = display.size
+            print((_("display: {spec} {width}x{height} mono, test frame shown") if display.mono
+                   else _("display: {spec} {width}x{height} colour, test frame shown")).format(
+                spec=args.display, width=w, height=h))
+        if args.voice:
+            if shutil.which("espeak-ng") is None:
+                print(_("voice: espeak-ng is not installed (sudo apt install espeak-ng)"))
+                status = EXIT_NO
+            else:
+                sentence = _("Tantrix referee voice check")
+                with open_voice(True, language=i18n.language()) as voice:
+                    voice.say(sentence)
+                print(_("voice: said '{sentence}'").format(sentence=sentence))
+        if args.buttons is not None:
+            with Buttons(_pins(args.buttons)) as buttons:
+                print(_("buttons: on BCM {pins}; press them (for {seconds:g} s)").format(pins=buttons.pins,
+                                                                                          seconds=args.seconds))
+                _watch(buttons, display, time.monotonic() + args.seconds)
     return status
+
+
+def _watch(buttons, display, end: float) -> None:
+    """Print each button press until `end` and show it on the display (which turns its pages meanwhile)."""
+    while (left := end - time.monotonic()) > 0:
+        try:
+            event = buttons.events.get(timeout=min(left, 0.5))
+        except queue.Empty:
+            if display is not None:
+                display.tick()
+            continue
+        said = _("button: {name}").format(name=event.value)
+        print(said)
+        if display is not None:
+            display.show(Screen(message=said, scores=sample().scores))

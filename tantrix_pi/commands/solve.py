@@ -9,7 +9,6 @@ import time
 from tantrix_pi.board import Board
 from tantrix_pi.commands.board import text_view
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
-from tantrix_pi.grid import fmt
 from tantrix_pi.i18n import N_, _, colour_name, ngettext
 from tantrix_pi.puzzles import puzzle
 from tantrix_pi.solver import count, hint, hinted, solve
@@ -38,6 +37,8 @@ def register(cli) -> None:
                                   "(.jpg, .png, ...) read by the detector"))
     p.add_argument("--puzzle", required=True, metavar="NAME", help=_(PUZZLE_HELP))
     p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
+    p.add_argument("--calibration", metavar="PROFILE",
+                   help=_("camera calibration profile for a photo (as detect takes)"))
     p.add_argument("--png", metavar="OUT", help=_("also draw the board with the hinted tile to this PNG"))
     p.add_argument("--timeout", type=_seconds, metavar="S", default=60.0,
                    help=_("give up after S seconds (exit 3; default 60)"))
@@ -92,29 +93,19 @@ def solve_command(args) -> int:
     return EXIT_OK
 
 
-def _placed(path: str) -> Board:
-    """The tiles placed so far, from a board file or a photo; a photo with doubtful tiles is refused."""
+def _placed(path: str, calibration: str | None) -> Board:
+    """The tiles placed so far, from a board file or a photo; a photo that cannot be judged is refused."""
     if not path.lower().endswith(PHOTO_SUFFIXES):
         return Board.load(path)
-    from tantrix_pi.commands.vision import Unsure
-    from tantrix_pi.vision import detect, photo
+    from tantrix_pi.commands.vision import judge_photo
 
-    seen = detect(photo.load(path))
-    if not seen.tiles:
-        raise Unsure(_("{path}: no tile found").format(path=path))
-    doubts = [_("tile {tile}? at {cell} (confidence {confidence:.2f})").format(
-        tile=t.placement.tile, cell=fmt(t.placement.cell), confidence=t.confidence) for t in seen.unsure()]
-    doubts += [_("an unreadable tile at pixel ({x:.0f},{y:.0f})").format(x=u.center_px[0], y=u.center_px[1])
-               for u in seen.unreadable]
-    if doubts:
-        raise Unsure(_("{path}: not sure enough of the board for a hint: {doubts}").format(
-            path=path, doubts="; ".join(doubts)))
+    _, seen = judge_photo(path, calibration)
     return seen.board
 
 
 def hint_command(args) -> int:
     goal = puzzle(args.puzzle)
-    board = _placed(args.file)
+    board = _placed(args.file, args.calibration)
     found = hint(goal, board, args.timeout)
     if args.png:
         shown = board.copy()

@@ -7,9 +7,10 @@ import json
 from tantrix_pi.commands.board import player_colours
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell, fmt
-from tantrix_pi.i18n import _, listing, ngettext, player_name
+from tantrix_pi.i18n import _, ngettext, player_name
 from tantrix_pi.puzzles import PUZZLE_HELP
 from tantrix_pi.tiles import COLOUR_NAMES
+from tantrix_pi.vision.detection import CONFIDENT
 
 
 class Unsure(TantrixError):
@@ -39,12 +40,31 @@ def _photo_args(p) -> None:
     p.add_argument("--overlay", metavar="OUT.png", help=_("write the photo with what was seen drawn on it"))
 
 
-def _detect(args):
+def detect_photo(path: str, calibration: str | None = None):
+    """The photo at `path` and what the detector sees in it, through the calibration profile when given."""
     from tantrix_pi.vision import detect, photo
 
-    image = photo.load(args.image)
-    profile = _profile(args.calibration) if args.calibration else None
+    image = photo.load(path)
+    profile = _profile(calibration) if calibration else None
     return image, detect(image, profile=profile)
+
+
+def judge_photo(path: str, calibration: str | None = None, refused=None):
+    """The photo at `path` and its detection when a verdict may be built on it: `check`, `score` and `puzzle hint`.
+
+    Else Unsure (exit 3) naming every doubt (`Detection.doubts`) or saying that no tile was found; `refused(image,
+    detection, reason)` is called first (to draw the refusal on the overlay). A wrong verdict is worse than none.
+    """
+    image, det = detect_photo(path, calibration)
+    doubts = det.doubts()
+    if det.tiles and not doubts:
+        return image, det
+    # the doubts are the detector's own words (English until it gives them as codes)
+    reason = (_("not sure enough to judge: {doubts}").format(doubts="; ".join(map(str, doubts))) if det.tiles
+              else _("no tile found"))
+    if refused is not None:
+        refused(image, det, reason)
+    raise Unsure(_("{path}: {reason}").format(path=path, reason=reason))
 
 
 def _profile(path: str):
@@ -74,7 +94,7 @@ def _where(cell: Cell, px) -> str:
 
 
 def run_detect(args) -> int:
-    image, det = _detect(args)
+    image, det = detect_photo(args.image, args.calibration)
     _write_overlay(args, image, det, [ngettext("{n} tile, {unsure} unsure", "{n} tiles, {unsure} unsure",
                                                len(det.tiles)).format(n=len(det.tiles), unsure=len(det.unsure()))])
     if not det.tiles:
@@ -85,7 +105,7 @@ def run_detect(args) -> int:
     print(ngettext("board: {n} tile, {px:.0f} px across", "board: {n} tiles, {px:.0f} px across",
                    len(det.tiles)).format(n=len(det.tiles), px=det.tile_px))
     for t in sorted(det.tiles, key=lambda t: (t.placement.r, t.placement.q)):
-        line = (_("tile {tile:2d} at {where} turn {rot}  confidence {confidence:.2f}") if t.confidence >= 0.8
+        line = (_("tile {tile:2d} at {where} turn {rot}  confidence {confidence:.2f}") if t.confidence >= CONFIDENT
                 else _("tile {tile:2d} at {where} turn {rot}  confidence {confidence:.2f}   LOW CONFIDENCE"))
         print("  " + line.format(tile=t.placement.tile, where=_where(t.placement.cell, t.center_px),
                                  rot=t.placement.rot, confidence=t.confidence))
@@ -96,7 +116,7 @@ def run_detect(args) -> int:
 
 
 def _unread(kind: str, u) -> str:
-    """A tile off the board or not read, with the detector's reason (which it gives in English)."""
+    """A tile off the board or not read, with the detector's reason (in its own words, English for now)."""
     x, y = u.center_px
     if kind == "loose":
         text = (_("loose: tile {tile} at pixel ({x:.0f},{y:.0f}): {reason}") if u.tile
@@ -109,30 +129,17 @@ def _unread(kind: str, u) -> str:
     return text.format(tile=u.tile, x=x, y=y, reason=u.reason)
 
 
-def _refuse_if_unsure(args, image, det, verdict: str) -> None:
-    """Raise Unsure naming every doubtful board tile (and say so on the overlay): a wrong verdict is worse than none.
-
-    `verdict` names what is refused on the overlay ("no verdict", "no scores")."""
-    doubts = [_("tile {tile}? {where} (confidence {confidence:.2f})").format(
-        tile=t.placement.tile, where=_where(t.placement.cell, t.center_px), confidence=t.confidence)
-        for t in det.unsure()]
-    doubts += [_("unreadable tile at pixel ({x:.0f},{y:.0f}): {reason}").format(
-        x=u.center_px[0], y=u.center_px[1], reason=u.reason) for u in det.unreadable]
-    doubts += [_("face-down tile at pixel ({x:.0f},{y:.0f})").format(x=u.center_px[0], y=u.center_px[1])
-               for u in det.face_down if u.reason == "face down"]
-    if not det.tiles or doubts:
-        reason = (_("not sure enough to judge: {doubts}").format(doubts="; ".join(doubts)) if det.tiles
-                  else _("no tile found"))
-        _write_overlay(args, image, det, [f"{verdict}: {reason[:90]}"])
-        raise Unsure(_("{path}: {reason}").format(path=args.image, reason=reason))
+def _judged(args, label: str):
+    """`judge_photo` for check and score: a refusal is also drawn on the overlay, under `label`."""
+    return judge_photo(args.image, args.calibration,
+                       lambda image, det, reason: _write_overlay(args, image, det, [f"{label}: {reason[:90]}"]))
 
 
 def run_check(args) -> int:
     from tantrix_pi.puzzles import puzzle
 
     goal = puzzle(args.puzzle)
-    image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, _("no verdict"))
+    image, det = _judged(args, _("no verdict"))
     verdict = goal.check(det.board)
     head = (_("{puzzle}: solved") if verdict.solved else _("{puzzle}: not solved")).format(puzzle=goal.title)
     _write_overlay(args, image, det, [head, *verdict.reasons])
@@ -147,27 +154,22 @@ def run_check(args) -> int:
 
 
 def run_score(args) -> int:
-    from tantrix_pi.scoring import scores
+    from tantrix_pi.scoring import outcome
 
     colours = player_colours(args.players)
-    image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, _("no scores"))
-    table = scores(det.board, colours)
-    best = max(s.score for s in table.values())
-    best_colours = [c for c, s in table.items() if s.score == best]
-    winners = [COLOUR_NAMES[c] for c in best_colours]
-    result = (_("winner: {player}").format(player=player_name(best_colours[0])) if len(best_colours) == 1
-              else _("tie: {players}").format(players=listing(player_name(c) for c in best_colours)))
+    image, det = _judged(args, _("no scores"))
+    over = outcome(det.board, colours)
+    table = {c: over.scores[c] for c in colours}
     lines = [_("{player}: line {line}, loop {loop} -> {score}").format(player=player_name(c), line=s.line,
                                                                         loop=s.loop, score=s.score)
              for c, s in table.items()]
     paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
-    _write_overlay(args, image, det, [*lines, result], paths)
+    _write_overlay(args, image, det, [*lines, over.result()], paths)
     if args.json:
         print(json.dumps({"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
                                      for c, s in table.items()},
-                          "winners": winners, "detection": det.to_dict()}))
+                          "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}))
     else:
         print("\n".join(lines))
-        print(result)
+        print(over.result())
     return EXIT_OK

@@ -15,6 +15,7 @@ from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import N_, _
 from tantrix_pi.tiles import COLOUR_NAMES
 from tantrix_pi.tomlfile import read_toml, state_directory
+from tantrix_pi.vision.detection import CONFIDENT
 
 PLAYER_COLOURS = ("red", "yellow", "green", "blue")
 MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
@@ -58,7 +59,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {  # docs/config.md lists the same keys (a
     "gate": {
         "motion": (0.004, lambda v: _num(v) and 0 < v < 1, N_("a fraction of the image between 0 and 1")),
         "stable_frames": (3, lambda v: _int(v) and 1 <= v <= 30, N_("a whole number 1..30")),
-        "min_confidence": (0.8, lambda v: _num(v) and 0 < v <= 1, N_("a number in (0, 1]")),
+        "min_confidence": (CONFIDENT, lambda v: _num(v) and 0 < v <= 1, N_("a number in (0, 1]")),
     },
     "display": {
         "kind": ("none", lambda v: v in DISPLAYS, N_("one of {choices}"), DISPLAYS),

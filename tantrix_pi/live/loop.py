@@ -18,12 +18,12 @@ from tantrix_pi import i18n
 from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.i18n import _, ngettext
 from tantrix_pi.live.gate import MotionGate
-from tantrix_pi.live.referee import Outcome, Referee, Setup
+from tantrix_pi.live.referee import Referee, Ruling, Setup
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
-from tantrix_pi.vision.detection import Detection
+from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -53,7 +53,7 @@ class LiveLoop:
     """One referee session over a frame source; resumes the stored game when its setup is the same."""
 
     def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
-                 stable_frames: int = 3, min_confidence: float = 0.8, motion: float = 0.004,
+                 stable_frames: int = 3, min_confidence: float = CONFIDENT, motion: float = 0.004,
                  notifier: Notifier | None = None, retry_s: float = 1.0, stall_s: float = 2.0,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.source, self.detect, self.store, self.sink = source, detect, store, sink
@@ -114,8 +114,8 @@ class LiveLoop:
         elif name == "new_game":
             self.game = self.store.new_game((setup or self.referee.setup).to_dict())
             self._load_game()
-            out = Outcome(events=[Event("new_game", _("New game {game}: clear the table.").format(game=self.game),
-                                        {"game": self.game})])
+            out = Ruling(events=[Event("new_game", _("New game {game}: clear the table.").format(game=self.game),
+                                       {"game": self.game})])
         else:
             log.warning("unknown command %r", name)
             return
@@ -211,7 +211,7 @@ class LiveLoop:
         if name == "hinted":
             event = result if isinstance(result, Event) else Event("hint", _("No hint: {error}").format(error=result),
                                                                    {})
-            self._say([event], Outcome(events=[event]))
+            self._say([event], Ruling(events=[event]))
             return
         was_shown = self.menu is not None and self.menu.screen() is not None
         if self.menu is not None:
@@ -353,14 +353,14 @@ class LiveLoop:
         signal.signal(signal.SIGINT, lambda *_: self.stop())
 
     # -- announcing -------------------------------------------------------------------------------
-    def _say(self, events: list[Event], out: Outcome | None = None) -> None:
+    def _say(self, events: list[Event], out: Ruling | None = None) -> None:
         for e in events:
             self.sink.announce(e)
         menu_shown = self.menu is not None and self.menu.screen() is not None
         if out is not None and events and not menu_shown:  # the menu's page stays until it is closed
             self.sink.show(self.view(events, out))
 
-    def view(self, events: list[Event] = (), out: Outcome | None = None) -> View:
+    def view(self, events: list[Event] = (), out: Ruling | None = None) -> View:
         """The screen's state after these events."""
         ref = self.referee
         ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))

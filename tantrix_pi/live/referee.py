@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from tantrix_pi import rules
+from tantrix_pi import rules, scoring
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Game, IllegalMove, bag_empty_at
 from tantrix_pi.grid import fmt, neighbours
@@ -57,7 +57,7 @@ def setup_of_settings(settings) -> Setup:
 
 
 @dataclass
-class Outcome:
+class Ruling:
     """What one commit means: moves to store, moves taken back (by seq), and events to announce."""
 
     added: list[Move] = field(default_factory=list)
@@ -103,19 +103,19 @@ class Referee:
         return tuple((f.cell, f.needs) for f in report)
 
     # -- judging ----------------------------------------------------------------------------------
-    def unsure(self, u: Unsure) -> Outcome:
+    def unsure(self, u: Unsure) -> Ruling:
         """Say which tiles cannot be read; nothing is judged until they can."""
         where = [fmt(c) for c in u.cells] + [_("image position ({x:.0f},{y:.0f})").format(x=x, y=y)
                                              for x, y in u.where]
         text = ngettext("Can't read the tile at {where}: waiting for a clear view.",
                         "Can't read the tiles at {where}: waiting for a clear view.", len(where)).format(
             where=listing(where))
-        return Outcome(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
+        return Ruling(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
                                                       "px": [list(p) for p in u.where]})])
 
-    def commit(self, c: Commit) -> Outcome:
+    def commit(self, c: Commit) -> Ruling:
         """Judge every change of a commit against the board before it, in an order a player could have played."""
-        out = Outcome()
+        out = Ruling()
         before = self.board
         work = before.copy()
         placed = [ch.after for ch in c.changes if ch.kind == "placed"]
@@ -169,32 +169,32 @@ class Referee:
                     log.info("an end of turn after move %d no longer applies", m.seq)
 
     # -- the buttons ------------------------------------------------------------------------------
-    def end_turn(self) -> Outcome:
+    def end_turn(self) -> Ruling:
         """The player to move ends the turn (the next button); refused, with the reason, when they may not."""
         if self.game is None:
-            return Outcome()
+            return Ruling()
         player = self.game.turn
         try:
             nxt = self.game.end_turn()
         except IllegalMove as e:
             text = _("{player} cannot end the turn yet: {reasons}.").format(player=player_name(player),
                                                                              reasons=reasons_text(e.violations))
-            return Outcome(events=[Event("refused", text, {"player": player,
+            return Ruling(events=[Event("refused", text, {"player": player,
                                                            "violations": violations_data(e.violations)})])
         after = self.moves[-1].seq if self.moves else 0
         self.turn_ends.append(after)
         text = _("{player} ends the turn: {next} to play.").format(player=player_name(player), next=player_name(nxt))
-        return Outcome(events=[Event("end_turn", text, {"player": player, "after": after, "next": nxt})])
+        return Ruling(events=[Event("end_turn", text, {"player": player, "after": after, "next": nxt})])
 
-    def undo(self) -> Outcome:
+    def undo(self) -> Ruling:
         """The back button: the camera decides what lies on the table, so say which tile to take off."""
         if not self.moves:
-            return Outcome(events=[Event("hint", _("Nothing to undo: no tile has been played."), {})])
+            return Ruling(events=[Event("hint", _("Nothing to undo: no tile has been played."), {})])
         p = self.moves[-1].placement
-        return Outcome(events=[Event("hint", _("To undo, take tile {tile} off {cell}.").format(
+        return Ruling(events=[Event("hint", _("To undo, take tile {tile} off {cell}.").format(
             tile=p.tile, cell=fmt(p.cell)), {"tile": p.tile, "cell": list(p.cell)})])
 
-    def _placed(self, p: Placement, work: Board, out: Outcome) -> None:
+    def _placed(self, p: Placement, work: Board, out: Ruling) -> None:
         forced = p.cell in rules.forced_spaces(work)
         violations = self._violations(work, p)
         player = None
@@ -238,7 +238,7 @@ class Referee:
     def bag_empty_with(self, board: Board) -> bool:
         return self.setup.is_game and len(board) >= self.setup.bag_empty_at
 
-    def _removed(self, ch: Change, work: Board, out: Outcome) -> None:
+    def _removed(self, ch: Change, work: Board, out: Ruling) -> None:
         p = ch.before
         work.remove(p.cell)
         move = next((m for m in reversed(self.moves) if m.placement == p), None)
@@ -254,7 +254,7 @@ class Referee:
         out.events.append(Event(kind, text.format(tile=p.tile, cell=fmt(p.cell)),
                                 {"tile": p.tile, "cell": list(p.cell)}))
 
-    def _changed(self, ch: Change, work: Board, out: Outcome) -> None:
+    def _changed(self, ch: Change, work: Board, out: Ruling) -> None:
         a, b = ch.before, ch.after
         work.remove(a.cell)
         for i, m in enumerate(self.moves):
@@ -282,7 +282,7 @@ class Referee:
                     else _("Tile {tile} moved from {was} to {cell}."))
             out.events.append(Event(ch.kind, text.format(**facts), data))
 
-    def _after(self, out: Outcome) -> None:
+    def _after(self, out: Ruling) -> None:
         """Events about the whole board: forced spaces, bag empty, scores, game over, puzzle verdict."""
         board = self.board
         report = rules.forced_space_report(board)
@@ -309,11 +309,11 @@ class Referee:
             scores = self.scores()
             if scores != self.scores_said:
                 self.scores_said = scores
-                out.events.append(Event("scores", _("Scores: {scores}.").format(scores=scores_text(scores)),
+                out.events.append(Event("scores", _("Scores: {points}.").format(points=scoring.points_text(scores)),
                                         {"scores": scores}))
             if self._finished() and not self.over:
                 self.over = True
-                out.events.append(self._game_over(scores))
+                out.events.append(self._game_over())
             elif not self._finished():
                 self.over = False
         elif self.setup.puzzle:
@@ -321,20 +321,12 @@ class Referee:
 
     def scores(self) -> dict[str, int]:
         """Each player's score now: the longer of their longest line and twice their longest loop."""
-        from tantrix_pi import scoring
-
         return {c: s.score for c, s in scoring.scores(self.board, self.setup.players).items()}
 
-    def _game_over(self, scores: dict[str, int]) -> Event:
-        best = max(scores.values())
-        winners = [c for c, s in scores.items() if s == best]
-        if len(winners) == 1:
-            text = _("Game over: {scores}. {player} wins.").format(scores=scores_text(scores),
-                                                                   player=player_name(winners[0]))
-        else:
-            text = _("Game over: {scores}. A tie between {players}.").format(
-                scores=scores_text(scores), players=listing(player_name(w) for w in winners))
-        return Event("game_over", text, {"scores": scores, "winners": winners})
+    def _game_over(self) -> Event:
+        over = scoring.outcome(self.board, self.setup.players, scoring.Termination.ALL_PLACED)
+        return Event("game_over", over.summary(), {"scores": over.player_scores, "winners": list(over.winners),
+                                                   "termination": over.termination.value})
 
     def _puzzle_verdict(self) -> list[Event]:
         from tantrix_pi import puzzles
@@ -358,7 +350,3 @@ def violations_data(violations) -> list[dict]:
     """The machine fields of each violation: its rule and cells (the words are in the event's text)."""
     return [{"rule": v.rule, "cells": [list(x) for x in v.cells]} for v in violations]
 
-
-def scores_text(scores: dict[str, int]) -> str:
-    """Each player's points in seating order: 'Red 12, Blue 9'."""
-    return listing(_("{player} {points}").format(player=player_name(c), points=s) for c, s in scores.items())
