@@ -4,6 +4,7 @@
 #   ./run.sh test          the test suite (lint included)
 #   ./run.sh tantrix-pi …  any command of the package (or just its sub-command: ./run.sh detect photo.jpg)
 #   ./run.sh python …      Python in the venv (e.g. ./run.sh python bench/rules.py)
+#   ./run.sh catalogues    extract, update and compile the language catalogues (docs/languages.md)
 # The venv sees the system's packages only where Raspberry Pi OS's apt picamera2 or lgpio are present
 # (they do not come from PyPI); anywhere else it is a clean venv, so a dependency that pyproject.toml
 # forgets to list fails here instead of being borrowed from the system.
@@ -11,10 +12,18 @@ set -eu
 cd "$(dirname "$0")"
 VENV=.venv
 
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf  # the screens' font: it has č ř ő ű ł ż ñ
+
+apt_install() {
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get install -y "$@" || { $sudo apt-get update && $sudo apt-get install -y "$@"; }
+}
+
 make_venv() {
     if ! python3 -c 'import ensurepip' 2>/dev/null; then
         echo "run.sh: python3 cannot make a venv here; installing Debian's python3-venv" >&2
-        if [ "$(id -u)" -eq 0 ]; then apt-get install -y python3-venv; else sudo apt-get install -y python3-venv; fi
+        apt_install python3-venv
     fi
     if python3 -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("picamera2") or u.find_spec("lgpio")))'
     then
@@ -26,6 +35,10 @@ make_venv() {
 
 # Install the package (editable) with extra $1 once, and again only when pyproject.toml changes.
 setup() {
+    if [ ! -e "$FONT" ]; then
+        echo "run.sh: the display font is missing; installing Debian's fonts-dejavu-core" >&2
+        apt_install fonts-dejavu-core
+    fi
     [ -x "$VENV/bin/python" ] || make_venv
     cmp -s pyproject.toml "$VENV/.installed$1" && return
     [ -z "$1" ] && cmp -s pyproject.toml "$VENV/.installed[dev]" && return  # [dev] includes the package
@@ -43,6 +56,10 @@ case "$job" in
     test)
         setup "[dev]"
         exec "$VENV/bin/python" -m pytest "$@"
+        ;;
+    catalogues)
+        setup "[dev]"
+        exec "$VENV/bin/python" scripts/catalogues.py "$@"
         ;;
     *)
         setup ""

@@ -99,8 +99,10 @@ class Puzzle:
             return []
         off = sorted(board[c].tile for c in board.cells - set(best.cells))
         shown = listing(off[:8]) + (", ..." if len(off) > 8 else "")
-        goal = (_("not one {colour} loop through all {n} tiles") if self.loop
-                else _("not one {colour} line through all {n} tiles")).format(colour=name, n=len(self.tiles))
+        n = len(self.tiles)
+        goal = (ngettext("not one {colour} loop through all {n} tile", "not one {colour} loop through all {n} tiles", n)
+                if self.loop else ngettext("not one {colour} line through all {n} tile",
+                                           "not one {colour} line through all {n} tiles", n)).format(colour=name, n=n)
         longest = (ngettext("the longest {colour} path is a loop of {n} tile",
                             "the longest {colour} path is a loop of {n} tiles", len(best)) if best.loop
                    else ngettext("the longest {colour} path is a line of {n} tile",
