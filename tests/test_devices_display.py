@@ -11,7 +11,7 @@ from tantrix_pi import render
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.devices.display import MODELS, Display, open_display
 from tantrix_pi.devices.errors import DeviceError
-from tantrix_pi.devices.frames import font
+from tantrix_pi.devices.frames import font, wrap
 from tantrix_pi.devices.screen import PLAYER_RGB, Forced, Screen
 
 COLOUR_MODELS = [m for m in MODELS.values() if m.mode == "RGB"]
@@ -211,3 +211,11 @@ def test_calibration_text_wraps_and_shows_progress(model):
     size = 11 if model.mode == "1" else h // 15
     for word in ("Lay", "middle,", "press"):  # each line of the wrapped step is on the screen
         assert contains_text(device.image, word, size), word
+
+
+def test_a_word_wider_than_the_screen_is_broken_after_a_slash_or_between_letters():
+    text = "Nucená místa: A na (0,-1) (barvy: modrá/červená/modrá/zelená), pasují: 1, 10, 36. " + "x" * 40
+    lines = wrap(text, font(14), 126, 20)
+    assert all(font(14).getlength(line) <= 126 for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert any(line.endswith("/") for line in lines)

@@ -332,3 +332,19 @@ def test_every_screen_draws_each_letter_of_every_language(lang, model):
         bare = np.asarray(display.show(Screen(message=text.replace(letter, "o"))))
         assert (frame != missing_glyph).any(), f"{model}: {letter!r} draws as a missing glyph"
         assert (frame != bare).any(), f"{model}: {letter!r} draws as nothing"
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_every_menu_line_fits_the_narrowest_screens_in_every_language(lang):
+    from tantrix_pi.devices.frames import font
+    from tantrix_pi.devices.menu import MODES, Menu, Settings
+
+    i18n.use(lang)
+    lines = set()
+    for mode in MODES:
+        for language in i18n.LANGUAGES:
+            menu = Menu(Settings(mode=mode, players=4, discovery=30, language=language))
+            lines |= {menu.label(key) for key in menu.items()}
+    mono, colour = font(11), font(240 // 15)  # the ssd1306's menu font and the st7789's, as frames.py draws them
+    too_wide = [line for line in lines if mono.getlength(line) > 128 - 2 or colour.getlength(line) > 240 - 12]
+    assert not too_wide, f"{lang}: {too_wide}"

@@ -41,9 +41,11 @@ def _font_missing() -> None:
 
 
 def wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int) -> list[str]:
-    """Words of `text` in lines no wider than `width`; the last kept line ends with an ellipsis if cut."""
+    """Words of `text` in lines no wider than `width`; the last kept line ends with an ellipsis if cut.
+
+    A word wider than a line ("modrá/červená/modrá") is broken after a slash, else between letters."""
     lines: list[str] = []
-    for word in text.split():
+    for word in (piece for w in text.split() for piece in _pieces(w, fnt, width)):
         if lines and fnt.getlength(lines[-1] + " " + word) <= width:
             lines[-1] += " " + word
         else:
@@ -52,6 +54,18 @@ def wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, max_lines: int) -> 
         lines = lines[:max_lines]
         lines[-1] = lines[-1].rstrip(".") + "…"
     return lines
+
+
+def _pieces(word: str, fnt: ImageFont.FreeTypeFont, width: int) -> list[str]:
+    """`word` cut into pieces no wider than `width`: after its last fitting slash, else its last fitting letter."""
+    pieces = []
+    while fnt.getlength(word) > width and len(word) > 1:
+        cut = next((k for k in range(len(word) - 1, 1, -1) if fnt.getlength(word[:k]) <= width), 1)
+        slash = word.rfind("/", 0, cut)
+        cut = slash + 1 if slash > 0 else cut
+        pieces.append(word[:cut])
+        word = word[cut:]
+    return [*pieces, word]
 
 
 # -- colour screens -------------------------------------------------------------------------------
