@@ -91,16 +91,16 @@ def _placed(path: str) -> Board:
     """The tiles placed so far, from a board file or a photo; a photo with doubtful tiles is refused."""
     if not path.lower().endswith(PHOTO_SUFFIXES):
         return Board.load(path)
-    from tantrix_pi.commands.vision import Unsure
+    from tantrix_pi.photo_verdict import Unsure
     from tantrix_pi.vision import detect, photo
 
     seen = detect(photo.load(path))
     if not seen.tiles:
-        raise Unsure(f"{path}: no tile found")
+        raise Unsure(f"{path}: no tile found", "no tile found")
     doubts = [f"tile {t.placement.tile}? at {t.placement.cell} (confidence {t.confidence:.2f})" for t in seen.unsure()]
     doubts += [f"an unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})" for u in seen.unreadable]
     if doubts:
-        raise Unsure(f"{path}: not sure enough of the board for a hint: " + "; ".join(doubts))
+        raise Unsure(f"{path}: not sure enough of the board for a hint: " + "; ".join(doubts), "no hint")
     return seen.board
 
 

@@ -5,15 +5,8 @@ from __future__ import annotations
 import json
 
 from tantrix_pi.commands.board import player_colours
-from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
-from tantrix_pi.grid import Cell
-from tantrix_pi.tiles import COLOUR_NAMES
-
-
-class Unsure(TantrixError):
-    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3)."""
-
-    exit_code = EXIT_UNSURE
+from tantrix_pi.errors import EXIT_OK, TantrixError
+from tantrix_pi.photo_verdict import Unsure, overlay, where
 
 
 def register(cli) -> None:
@@ -52,36 +45,29 @@ def _profile(path: str):
     return Profile.load(path)
 
 
-def _write_overlay(args, image, det, notes=(), paths=()) -> None:
+def _write_overlay(args, img) -> None:
     if not args.overlay:
         return
     from tantrix_pi.vision import overlay
 
-    img = overlay.draw(image, det, notes)
-    for colour, cells, loop in paths:
-        overlay.draw_path(img, det, cells, colour, loop)
     try:
         overlay.save(args.overlay, img)
     except Exception as e:  # OpenCV raises its own error type for unknown extensions
         raise TantrixError(f"--overlay {args.overlay}: cannot write it ({str(e).splitlines()[-1][:80]})") from None
 
 
-def _where(cell: Cell, px) -> str:
-    return f"({cell[0]},{cell[1]}) at pixel ({px[0]:.0f},{px[1]:.0f})"
-
-
 def run_detect(args) -> int:
     image, det = _detect(args)
-    _write_overlay(args, image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"])
+    _write_overlay(args, overlay(image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"]))
     if not det.tiles:
-        raise Unsure(f"{args.image}: no tile found")
+        raise Unsure(f"{args.image}: no tile found", "no tile found")
     if args.json:
         print(json.dumps(det.to_dict()))
         return EXIT_OK
     print(f"board: {len(det.tiles)} tiles, {det.tile_px:.0f} px across")
     for t in sorted(det.tiles, key=lambda t: (t.placement.r, t.placement.q)):
         flag = "" if t.confidence >= 0.8 else "   LOW CONFIDENCE"
-        print(f"  tile {t.placement.tile:2d} at {_where(t.placement.cell, t.center_px)} turn {t.placement.rot}"
+        print(f"  tile {t.placement.tile:2d} at {where(t.placement.cell, t.center_px)} turn {t.placement.rot}"
               f"  confidence {t.confidence:.2f}{flag}")
     for name, items in (("loose", det.loose), ("face down", det.face_down), ("unreadable", det.unreadable)):
         for u in items:
@@ -90,57 +76,30 @@ def run_detect(args) -> int:
     return EXIT_OK
 
 
-def _refuse_if_unsure(args, image, det, label: str) -> None:
-    """Raise Unsure naming every doubtful board tile (and say so on the overlay): a wrong verdict is worse than none."""
-    doubts = [f"tile {t.placement.tile}? {_where(t.placement.cell, t.center_px)} (confidence {t.confidence:.2f})"
-              for t in det.unsure()]
-    doubts += [f"unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}"
-               for u in det.unreadable]
-    doubts += [f"face-down tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})"
-               for u in det.face_down if u.reason == "face down"]
-    if not det.tiles or doubts:
-        reason = "not sure enough to judge: " + "; ".join(doubts) if det.tiles else "no tile found"
-        _write_overlay(args, image, det, [f"{label}: {reason[:90]}"])
-        raise Unsure(f"{args.image}: {reason}")
+def _judge(args, image, det, judge) -> int:
+    """The verdict through `photo_verdict` (as the web page's photo check), printed and drawn."""
+    try:
+        verdict = judge()
+    except Unsure as e:
+        _write_overlay(args, overlay(image, det, [e.note]))
+        raise
+    _write_overlay(args, overlay(image, det, verdict.notes, verdict.paths))
+    print(json.dumps(verdict.answer) if args.json else "\n".join(verdict.lines))
+    return verdict.exit_code
 
 
 def run_check(args) -> int:
+    from tantrix_pi.photo_verdict import check
     from tantrix_pi.puzzles import puzzle
 
     goal = puzzle(args.puzzle)
     image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, "no verdict")
-    verdict = goal.check(det.board)
-    head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
-    _write_overlay(args, image, det, [head, *verdict.reasons])
-    if args.json:
-        print(json.dumps({"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
-                          "detection": det.to_dict()}))
-    else:
-        print(head)
-        for reason in verdict.reasons:
-            print(f"  {reason}")
-    return EXIT_OK if verdict.solved else EXIT_NO
+    return _judge(args, image, det, lambda: check(det, goal, args.image))
 
 
 def run_score(args) -> int:
-    from tantrix_pi.scoring import scores
+    from tantrix_pi.photo_verdict import score
 
     colours = player_colours(args.players)
     image, det = _detect(args)
-    _refuse_if_unsure(args, image, det, "no scores")
-    table = scores(det.board, colours)
-    best = max(s.score for s in table.values())
-    winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
-    result = ("winner: " if len(winners) == 1 else "tie: ") + ", ".join(winners)
-    lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
-    paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
-    _write_overlay(args, image, det, [*lines, result], paths)
-    if args.json:
-        print(json.dumps({"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
-                                     for c, s in table.items()},
-                          "winners": winners, "detection": det.to_dict()}))
-    else:
-        print("\n".join(lines))
-        print(result)
-    return EXIT_OK
+    return _judge(args, image, det, lambda: score(det, colours, args.image))
