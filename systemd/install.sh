@@ -81,6 +81,9 @@ kind = "game"               # game, discovery, rainbow, solitaire, gobble, free
 players = ["red", "blue"]   # 2 to 4 of red, yellow, green, blue, in seating order
 discovery = 10
 rainbow = "green"
+
+[web]                       # the table's page, http://PI:8080/ (docs/web.md)
+enabled = true              # the port is tantrix-pi-web.socket's: systemctl edit tantrix-pi-web.socket
 TOML
 }
 

@@ -58,6 +58,24 @@ def setup_of_settings(settings) -> Setup:
     return Setup(settings.mode, [], settings.puzzle)
 
 
+def settings_of_setup(setup: Setup, settings):
+    """The devices menu `Settings` showing `setup` (what it does not set is kept from `settings`)."""
+    from dataclasses import replace
+
+    from tantrix_pi.tiles import COLOUR_NAMES
+
+    if setup.mode == "game":
+        rest = tuple(c for c in settings.seats if c not in setup.players)
+        return replace(settings, mode=setup.mode, players=len(setup.players), seats=(*setup.players, *rest))
+    name = (setup.puzzle or "").split(":")
+    if setup.mode == "discovery" and len(name) > 1:
+        return replace(settings, mode="discovery", discovery=int(name[1]))
+    if setup.mode == "rainbow" and len(name) > 1:
+        letter = next(c for c, n in COLOUR_NAMES.items() if n == name[1])
+        return replace(settings, mode="rainbow", rainbow=letter)
+    return replace(settings, mode=setup.mode)
+
+
 @dataclass
 class Outcome:
     """What one commit means: moves to store, moves taken back (by seq), and events to announce."""
@@ -312,9 +330,14 @@ class Referee:
 
         return {c: s.score for c, s in scoring.scores(self.board, self.setup.players).items()}
 
-    def _game_over(self, scores: dict[str, int]) -> Event:
+    def winners(self) -> list[str]:
+        """The player with the best score now, or the players sharing it."""
+        scores = self.scores()
         best = max(scores.values())
-        winners = [c for c, s in scores.items() if s == best]
+        return [c for c, s in scores.items() if s == best]
+
+    def _game_over(self, scores: dict[str, int]) -> Event:
+        winners = self.winners()
         result = (f"{colour_name(winners[0]).capitalize()} wins" if len(winners) == 1
                   else "A tie between " + " and ".join(colour_name(w) for w in winners))
         text = "Game over: " + ", ".join(f"{colour_name(c)} {s}" for c, s in scores.items()) + f". {result}."

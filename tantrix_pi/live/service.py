@@ -140,3 +140,32 @@ def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
         return None
     loop.menu = menu_of(cfg)
     return buttons
+
+
+def web_hub(cfg: Config):
+    """The sink the web page reads from, when [web] is on."""
+    if not cfg.web["enabled"]:
+        return None
+    from tantrix_pi.web.hub import Hub
+
+    return Hub()
+
+
+def start_web(cfg: Config, loop, hub, detect, sock=None):
+    """The table's web page beside the loop (docs/web.md), or None when there is no hub ([web] is off) or
+    its port is taken (logged: the referee runs without its page). `sock`: a listening socket to serve on
+    (default: the one systemd passed, else one bound to [web] bind and port)."""
+    from tantrix_pi.web.server import WebError, listen, serve, systemd_socket
+
+    passed = systemd_socket() if sock is None else sock
+    if hub is None:
+        if passed is not None:
+            passed.close()
+        return None
+    hub.show(loop.view())
+    try:
+        sock = passed if passed is not None else listen(cfg.web["bind"], cfg.web["port"])
+        return serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect)
+    except WebError as e:
+        log.error("%s: the referee runs without its web page", e)
+        return None

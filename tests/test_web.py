@@ -1,0 +1,435 @@
+"""The table's web page without a browser: the SVG contract, the state the referee hands over, the live
+stream (a slow client dropped, the referee never waiting), pairing and control, photo checks, replays."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import threading
+import time
+import xml.etree.ElementTree as ET
+
+import cv2
+import httpx2 as httpx
+import numpy as np
+import pytest
+from drawn import Scene, legal_board
+from live_fakes import detect_frame, scene_source
+from starlette.testclient import TestClient
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.cli import main
+from tantrix_pi.live.loop import LiveLoop
+from tantrix_pi.live.recording import load_record, placements, script, turn_ends
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.sinks import MemorySink, Sinks, View
+from tantrix_pi.live.store import Event, Store
+from tantrix_pi.web.app import MAX_UPLOAD, Site, make_app
+from tantrix_pi.web.hub import CLIENT_QUEUE, Broadcaster, Hub
+from tantrix_pi.web.pairing import MAX_FAILURES, Pairing
+from tantrix_pi.web.server import listen, serve
+from tantrix_pi.web.svg import board_svg
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def tiles_of(svg: str) -> list[tuple[int, int, int, int]]:
+    root = ET.fromstring(svg)
+    return sorted((int(g.get("data-tile")), int(g.get("data-q")), int(g.get("data-r")), int(g.get("data-rot")))
+                  for g in root.iter(f"{SVG}g") if g.get("class") == "tile")
+
+
+# -- the board's SVG ------------------------------------------------------------------------------------
+def test_every_tile_is_an_svg_element_with_its_number_cell_and_turn():
+    board = legal_board(9, seed=4)
+    svg = board_svg(board, forced=[(5, 5), (6, 5)], last=next(iter(board)).cell, doubted=[(4, 4)], turn_deg=30)
+    assert tiles_of(svg) == sorted((p.tile, p.q, p.r, p.rot) for p in board)
+    root = ET.fromstring(svg)
+    groups = [g for g in root.iter(f"{SVG}g") if g.get("class") == "tile"]
+    assert all(len(g.findall(f"{SVG}path")) == 3 for g in groups)  # three arcs on every tile
+    forced = [g for g in root.iter(f"{SVG}g") if g.get("class") == "forced"]
+    assert [(g.get("data-letter"), g.get("data-q"), g.get("data-r")) for g in forced] == [("A", "5", "5"),
+                                                                                         ("B", "6", "5")]
+    assert [g.findtext(f"{SVG}text") for g in forced] == ["A", "B"]
+    assert [g.findtext(f"{SVG}text") for g in root.iter(f"{SVG}g") if g.get("class") == "doubted"] == ["?"]
+    assert "rotate(30 " in svg
+
+
+def test_svg_arcs_follow_the_renderers_geometry():
+    from tantrix_pi.render import arc_points
+    from tantrix_pi.web.svg import SIZE
+
+    p = Placement(1, 2, -1, 3)
+    svg = board_svg(Board([p]))
+    paths = [e.get("d") for e in ET.fromstring(svg).iter(f"{SVG}path")]
+    from tantrix_pi.tiles import TILES
+
+    for arc, d in zip(TILES[1].arcs, paths, strict=True):
+        a, b = ((e + p.rot) % 6 for e in arc.edges)
+        pts = arc_points(p.cell, a, b, SIZE)
+        numbers = [float(x) for x in d.replace("M", " ").replace("A", " ").replace("L", " ").split()]
+        assert numbers[:2] == pytest.approx(pts[0], abs=0.01) and numbers[-2:] == pytest.approx(pts[-1], abs=0.01)
+        if len(pts) > 2:  # a curve: its radius is the distance of the middle point from the arc's circle centre
+            mid = np.array(pts[len(pts) // 2])
+            ends = np.array([pts[0], pts[-1]])
+            r = numbers[2]
+            chord = np.linalg.norm(ends[1] - ends[0])
+            sagitta = r - np.sqrt(r * r - chord * chord / 4)
+            assert np.linalg.norm(mid - ends.mean(axis=0)) == pytest.approx(sagitta, abs=0.02)
+
+
+# -- a whole game through the loop into the hub -----------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """The bundled game replayed through the live loop (fake camera) with the hub as one of its sinks."""
+    rec = load_record()
+    tmp = tmp_path_factory.mktemp("game")
+    scenes = script(placements(rec), still=3, hand=1, illegal_at=9, turn_ends=turn_ends(rec))
+    hub, memory = Hub(), MemorySink()
+    store = Store(tmp / "state.db")
+    loop = None
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
+                    Sinks([memory, hub]), stable_frames=2)
+    loop.run()
+    return loop, hub, memory, rec
+
+
+def test_api_state_is_the_referees_game(played):
+    from tantrix_pi.game import record_from_dict, replay_game
+
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        state = client.get("/api/state").json()
+    board = Board.from_dict(state["board"])
+    assert state["board"]["format"] == "tantrix-board/1" and board == loop.store.board(loop.game)
+    assert len(board) == 56 and tiles_of(state["svg"]) == sorted((p.tile, p.q, p.r, p.rot) for p in board)
+    engine, _ = replay_game(record_from_dict(rec))
+    assert state["scores"] == {p: s.score for p, s in engine.scores().items()}
+    assert state["over"] and state["winners"] == engine.winners() and state["bag_empty"]
+    assert state["mode"] == "game" and state["players"] == ["R", "Y"] and state["turn"] in ("R", "Y")
+    assert [(e["kind"], e["text"]) for e in state["events"]] == [(e.kind, e.text) for e in memory.events[-50:]]
+    assert state["last"] == loop.store.moves(loop.game)[-1].placement.to_dict()
+    assert state["seen"] > 0 and state["camera"]["up"]
+
+
+def test_the_last_frame_read_is_drawn_with_what_was_seen(played):
+    loop, hub, _, _ = played
+    with TestClient(make_app(Site(hub))) as client:
+        r = client.get("/api/seen.jpg")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
+    picture = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+    frame = hub.seen().frame
+    assert picture.shape == frame.shape and np.abs(picture.astype(int) - frame.astype(int)).mean() > 1
+    with TestClient(make_app(Site(Hub()))) as client:
+        assert client.get("/api/seen.jpg").status_code == 404  # nothing seen yet: said, not a broken picture
+
+
+def test_replay_steps_and_records_come_from_the_store(played, tmp_path):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        games = client.get("/api/games").json()["games"]
+        steps = client.get(f"/api/games/{loop.game}/steps").json()["steps"]
+        last = client.get(f"/api/games/{loop.game}/steps/{len(steps) - 1}").json()
+        first = client.get(f"/api/games/{loop.game}/steps/1").json()
+        record = client.get("/api/game").json()
+        assert client.get(f"/api/games/{loop.game}/steps/{len(steps)}").status_code == 404
+        assert client.get("/api/games/99").status_code == 404
+    assert games[0]["game"] == loop.game and games[0]["tiles"] == 56
+    assert steps[0]["tiles"] == 0 and steps[-1]["tiles"] == 56
+    assert sum(len(s["events"]) for s in steps) == len(loop.store.events(loop.game))
+    assert Board.from_dict(last["board"]) == loop.store.board(loop.game)
+    assert len(tiles_of(first["svg"])) == 1 and first["events"][0]["kind"] == "placed"
+    assert sum(s["events"].count(e.text) for s in steps for e in memory.events if e.kind == "illegal") == 1
+    out = tmp_path / "record.json"
+    assert main(["game", "export", "--state-dir", str(loop.store.path.parent), "--out", str(out)]) == 0
+    assert record == json.loads(out.read_text())
+    assert [m for m in record["moves"] if not m.get("end_turn")] == [m for m in rec["moves"] if not m.get("end_turn")]
+
+
+# -- the hand-off: the referee never waits, a slow client is dropped --------------------------------------
+def view(n: int = 0) -> View:
+    return View(f"message {n}", Board([Placement(1, 0, 0, n % 6)]), [], {"R": n}, "R", game=1, players=["R", "B"])
+
+
+def test_a_slow_client_is_dropped_and_the_others_get_every_change():
+    async def scenario():
+        hub = Hub()
+        broadcaster = Broadcaster(hub, lambda snap: {"version": snap.version})
+        broadcaster.start()
+        slow, quick = broadcaster.subscribe(), broadcaster.subscribe()
+        got = [await quick.queue.get()]
+        for n in range(3 * CLIENT_QUEUE):
+            threading.Thread(target=hub.show, args=(view(n),)).start()  # from other threads, as the referee does
+            await asyncio.sleep(0.01)
+            got.append(await asyncio.wait_for(quick.queue.get(), 1))
+        assert slow.dropped and slow not in broadcaster.clients and broadcaster.dropped == 1
+        assert await slow.queue.get() is None  # its stream ends; the browser reconnects
+        versions = [json.loads(m.split(b"data: ")[1])["version"] for m in got]
+        assert versions == sorted(set(versions)) and len(versions) == 3 * CLIENT_QUEUE + 1
+        broadcaster.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_referee_never_waits_for_the_page():
+    hub = Hub()
+    loop = asyncio.new_event_loop()  # attached but never run: a web side that is stuck
+    hub.attach(loop, lambda: None)
+    t0 = time.perf_counter()
+    for n in range(2000):
+        hub.announce(Event("placed", f"Placed {n}", {}))
+        hub.show(view(n))
+    assert (time.perf_counter() - t0) / 4000 < 0.001
+    loop.close()  # a web side that is gone
+    hub.announce(Event("placed", "after", {}))
+    assert hub.snapshot().events[-1]["text"] == "after" and len(hub.snapshot().events) == 50
+
+
+def test_a_broken_page_never_stops_the_referee(tmp_path, caplog):
+    from live_fakes import scene_frames
+
+    from tantrix_pi.devices.sources import sequence_source
+    from tantrix_pi.live.recording import game_moves
+
+    class Broken(Hub):
+        def show(self, view):
+            raise RuntimeError("page bug")
+
+    memory = MemorySink()
+    moves = game_moves(3, 6)
+    loop = LiveLoop(sequence_source(scene_frames(script(moves, still=3, hand=1))), detect_frame,
+                    Store(tmp_path / "s.db"), Setup(), Sinks([Broken(), memory]), stable_frames=2)
+    loop.run()
+    assert [e.data["tile"] for e in memory.events if e.kind == "placed"] == [p.tile for p in moves]
+    assert "Broken failed (RuntimeError: page bug)" in caplog.text
+
+
+def test_the_live_stream_delivers_an_announcement_within_a_second():
+    hub = Hub()
+    hub.show(view(1))
+    server = serve(hub, listen("127.0.0.1", 0))
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=5) as client, \
+                client.stream("GET", "/api/events") as stream:
+            lines = stream.iter_lines()
+            first = next(line for line in lines if line.startswith("data: "))
+            assert json.loads(first[6:])["scores"] == {"R": 1}
+            t0 = time.perf_counter()
+            hub.announce(Event("illegal", "Illegal: tile 5 at (1,0): no.", {"tile": 5}))
+            message = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
+            assert time.perf_counter() - t0 < 1.0
+            assert message["events"][-1]["text"] == "Illegal: tile 5 at (1,0): no."
+    finally:
+        server.stop()
+
+
+def test_a_port_in_use_is_one_line(tmp_path, capsys):
+    taken = listen("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        assert main(["demo", "--out", str(tmp_path / "d"), "--web", str(port)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"port {port}" in err and "in use" in err
+    finally:
+        taken.close()
+
+
+# -- pairing and control ---------------------------------------------------------------------------
+@pytest.fixture
+def table():
+    hub, commands = Hub(), queue.Queue()
+    hub.show(View(board=Board(), game=1, mode="game", players=["R", "B"]))
+    site = Site(hub, commands=commands, pairing=Pairing("123456"))
+    with TestClient(make_app(site)) as client:
+        yield client, commands, site
+
+
+def test_control_without_pairing_is_refused_and_changes_nothing(table):
+    client, commands, _ = table
+    for action in ("new-game", "settings", "end-turn", "undo", "voice"):
+        r = client.post(f"/api/control/{action}", json={"on": True})
+        assert r.status_code == 403 and "pair" in r.json()["error"]
+        r = client.post(f"/api/control/{action}", json={}, headers={"Authorization": "Bearer forged"})
+        assert r.status_code == 403
+    assert commands.empty()
+
+
+def test_pairing_gives_a_token_and_wrong_codes_are_limited(table):
+    client, commands, site = table
+    assert client.post("/api/pair", json={"code": "000000"}).status_code == 403
+    token = client.post("/api/pair", json={"code": "123456"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    r = client.post("/api/control/new-game", json={"kind": "game", "players": ["green", "red", "blue"]}, headers=auth)
+    assert r.status_code == 202 and commands.get_nowait() == ("new_game", Setup("game", ["G", "R", "B"]))
+    r = client.post("/api/control/settings", json={"kind": "discovery", "discovery": 7, "voice": True}, headers=auth)
+    assert r.status_code == 202
+    assert [commands.get_nowait(), commands.get_nowait()] == [("new_game", Setup("discovery", [], "discovery:7")),
+                                                             ("voice", True)]
+    r = client.post("/api/control/settings", json={"voice": False}, headers=auth)  # same game: voice only
+    assert commands.get_nowait() == ("voice", False) and commands.empty()
+    r = client.post("/api/control/new-game", json={"kind": "game", "players": ["red", "red"]}, headers=auth)
+    assert r.status_code == 400 and "players" in r.json()["error"] and commands.empty()
+    for _ in range(MAX_FAILURES):
+        client.post("/api/pair", json={"code": "654321"})
+    r = client.post("/api/pair", json={"code": "123456"})  # even the right code, while refusing
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+
+
+def test_a_paired_phone_starts_a_new_game_on_the_running_referee(tmp_path):
+    from live_fakes import frame_of
+
+    from tantrix_pi.devices.sources import sequence_source
+
+    hub, memory = Hub(), MemorySink()
+    store = Store(tmp_path / "state.db")
+    loop = LiveLoop(sequence_source([frame_of(Board())] * 6), detect_frame, store, Setup(), Sinks([hub, memory]))
+    hub.show(loop.view())
+    site = Site(hub, store.path, loop.commands, Pairing("111111"))
+    with TestClient(make_app(site)) as client:
+        token = client.post("/api/pair", json={"code": "111111"}).json()["token"]
+        r = client.post("/api/control/new-game", json={"kind": "rainbow", "rainbow": "red"},
+                        headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 202
+        loop.run()
+        state = client.get("/api/state").json()
+    assert store.current_game()[1] == {"mode": "rainbow", "players": [], "puzzle": "rainbow:red"}
+    assert [e.kind for e in memory.events] == ["new_game"]
+    assert state["game"] == loop.game == 2 and state["mode"] == "rainbow"
+    from tantrix_pi.puzzles import puzzle
+
+    assert state["puzzle"] == {"name": "rainbow:red", "tiles": len(puzzle("rainbow:red").tiles), "placed": 0,
+                               "verdict": None}
+
+
+def test_the_demo_has_nothing_to_control(played):
+    _, hub, _, _ = played
+    site = Site(hub, pairing=Pairing("222222"))
+    with TestClient(make_app(site)) as client:
+        token = client.post("/api/pair", json={"code": "222222"}).json()["token"]
+        r = client.post("/api/control/end-turn", headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 409 and "demo" in r.json()["error"]
+
+
+# -- photo checks: the CLI's answers -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    from tantrix_pi.puzzles import puzzle
+    from tantrix_pi.solver import solve
+
+    tmp = tmp_path_factory.mktemp("photos")
+    solved = solve(puzzle("discovery:5"), timeout=30)
+    out = {}
+    for name, board, kw in (("solved", solved, {}), ("game", legal_board(7, seed=1, avoid=(1,)), {}),
+                            ("cut", legal_board(5, seed=2), {"size": (700, 500), "origin": (690, 250)})):
+        sc = Scene(angle=kw.pop("angle", 10.0), seed=3, **kw)
+        sc.board(board)
+        path = tmp / f"{name}.jpg"
+        cv2.imwrite(str(path), sc.light(noise=2), [cv2.IMWRITE_JPEG_QUALITY, 92])
+        out[name] = path
+    return out
+
+
+@pytest.fixture(scope="module")
+def checker():
+    from tantrix_pi.vision import detect
+
+    site = Site(Hub(), detect=detect)
+    with TestClient(make_app(site)) as client:
+        yield client, site
+
+
+def cli_json(capsys, args) -> tuple[int, dict | str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out) if captured.out.strip() else captured.err.strip()
+
+
+@pytest.mark.parametrize("photo, kind, field, value", [
+    ("solved", "check", "puzzle", "discovery:5"),
+    ("game", "check", "puzzle", "discovery:7"),
+    ("game", "score", "players", "red,blue"),
+    ("cut", "check", "puzzle", "discovery:5"),
+])
+def test_photo_checks_answer_as_the_cli_does(photos, checker, capsys, photo, kind, field, value):
+    client, _ = checker
+    path = photos[photo]
+    code, cli = cli_json(capsys, [kind, str(path), f"--{field}", value, "--json"])
+    r = client.post(f"/api/{kind}", files={"image": (path.name, path.read_bytes(), "image/jpeg")},
+                    data={field: value})
+    answer = r.json()
+    assert answer["exit_code"] == code
+    assert answer["overlay"].startswith("data:image/jpeg;base64,")
+    if code == 3:  # refused: the CLI's one line
+        assert r.status_code == 422 and answer["error"] == f"{path.name}: {cli.split(': ', 2)[2]}"
+    else:
+        assert r.status_code == 200
+        assert {k: v for k, v in answer.items() if k not in ("exit_code", "overlay")} == cli
+    if photo == "solved":
+        assert answer["solved"] is True and code == 0
+
+
+def test_bad_uploads_get_400_with_one_line(photos, checker):
+    import struct
+    import zlib
+
+    client, _ = checker
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0))
+    bomb += chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
+    jpeg = photos["game"].read_bytes()
+    cases = {"pdf.jpg": (b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" * 20, "not an image"),
+             "half.jpg": (jpeg[: len(jpeg) // 2], "truncated"),
+             "bomb.png": (bomb, "enormous")}
+    for name, (data, words) in cases.items():
+        r = client.post("/api/score", files={"image": (name, data, "image/jpeg")}, data={"players": "red,blue"})
+        assert r.status_code == 400, name
+        assert words in r.json()["error"] and "\n" not in r.json()["error"] and r.json()["exit_code"] == 2
+    r = client.post("/api/check", files={"image": ("a.jpg", jpeg, "image/jpeg")}, data={"puzzle": "discovery:99"})
+    assert r.status_code == 400 and "discovery" in r.json()["error"]
+    r = client.post("/api/score", content=b"x" * 100, headers={"Content-Length": str(MAX_UPLOAD + 1),
+                                                               "Content-Type": "multipart/form-data; boundary=x"})
+    assert r.status_code == 413 and "20 MB" in r.json()["error"]
+    r = client.post("/api/score", files={"photo": ("a.jpg", jpeg, "image/jpeg")})
+    assert r.status_code == 400 and "image" in r.json()["error"]
+
+
+def test_at_most_two_photo_checks_run_at_once(photos):
+    from tantrix_pi.vision import detect
+
+    release, running = threading.Event(), []
+
+    def slow_detect(image):
+        running.append(1)
+        release.wait(10)
+        return detect(image)
+
+    server = serve(Hub(), listen("127.0.0.1", 0), detect=slow_detect)
+    data = photos["game"].read_bytes()
+    url = f"http://127.0.0.1:{server.port}/api/score"
+    answers = []
+
+    def post():
+        answers.append(httpx.post(url, files={"image": ("g.jpg", data, "image/jpeg")}, timeout=30))
+
+    try:
+        busy = [threading.Thread(target=post) for _ in range(2)]
+        for t in busy:
+            t.start()
+        end = time.monotonic() + 10
+        while len(running) < 2 and time.monotonic() < end:
+            time.sleep(0.02)
+        third = httpx.post(url, files={"image": ("g.jpg", data, "image/jpeg")}, timeout=30)
+        assert third.status_code == 503 and int(third.headers["retry-after"]) > 0 and "\n" not in third.json()["error"]
+        release.set()
+        for t in busy:
+            t.join(30)
+        assert [a.status_code for a in answers] == [200, 200]
+        fourth = httpx.post(url, files={"image": ("g.jpg", data, "image/jpeg")}, timeout=30)
+        assert fourth.status_code == 200  # the slots are free again
+    finally:
+        release.set()
+        server.stop()
