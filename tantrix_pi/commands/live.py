@@ -159,7 +159,8 @@ def cmd_demo(args) -> int:
 
             hub.show(loop.view())
             web = serve(hub, sock, state_db=loop.store.path, detect=make_detector(""))
-            print(f"demo: the table's page is at {' or '.join(addresses(sock))}")
+            print(f"demo: the table's page is at {' or '.join(addresses(sock))} "
+                  f"(pairing code {web.site.pairing.code})", flush=True)
 
     loop, demo, elapsed = run_demo(out, extra=hub, fps=fps, started=started)
     code = _demo_verdict(out, loop, demo, elapsed)

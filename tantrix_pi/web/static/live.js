@@ -107,7 +107,7 @@ document.getElementById("check-form").addEventListener("submit", async (event) =
 
 function controlAnswer({status, answer}) {
   const out = document.getElementById("control-result");
-  out.textContent = status < 300 ? say("sent") : answer.error;
+  out.textContent = status < 300 ? say("sent") : status === 403 ? say("pair_first") : answer.error;
   out.dataset.status = status;
 }
 
