@@ -433,3 +433,40 @@ def test_at_most_two_photo_checks_run_at_once(photos):
     finally:
         release.set()
         server.stop()
+
+
+def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    sc = Scene(angle=5.0, seed=7)
+    sc.board(legal_board(4, seed=7))
+    for i in range(40):
+        cv2.imwrite(str(frames / f"{i:03d}.jpg"), sc.light(noise=2))
+    taken = listen("127.0.0.1", 0)  # the config's port is busy: only the passed socket can serve
+    passed = listen("127.0.0.1", 0)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\nfps = 5\n'
+                      f'[web]\nport = {taken.getsockname()[1]}\n[paths]\nstate_dir = "{tmp_path / "state"}"\n')
+    script = f'exec 3<&{passed.fileno()}; LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" -m tantrix_pi run --config "$1"'
+    proc = subprocess.Popen(["bash", "-c", script, sys.executable, str(config)], pass_fds=(passed.fileno(),),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = f"http://127.0.0.1:{passed.getsockname()[1]}/api/state"
+        end, state = time.monotonic() + 30, None
+        while state is None and time.monotonic() < end and proc.poll() is None:
+            try:
+                state = httpx.get(url, timeout=2).json()
+            except httpx.TransportError:
+                time.sleep(0.2)
+        assert state is not None and state["mode"] == "game" and state["players"] == ["R", "B"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=30)[0]
+        taken.close()
+        passed.close()
+    assert proc.returncode == 0, out
+    assert "pairing code" in out and "in use" not in out

@@ -165,7 +165,16 @@ def start_web(cfg: Config, loop, hub, detect, sock=None):
     hub.show(loop.view())
     try:
         sock = passed if passed is not None else listen(cfg.web["bind"], cfg.web["port"])
-        return serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect)
+        server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect)
     except WebError as e:
         log.error("%s: the referee runs without its web page", e)
         return None
+    try:  # the display shows where the page is and the code that pairs a phone, until the first announcement
+        from tantrix_pi.devices.screen import Screen
+        from tantrix_pi.web.server import addresses
+
+        loop.commands.put(("screen", Screen(title="Web page", lines=(addresses(sock)[-1],
+                                                                     f"Pairing code {server.site.pairing.code}"))))
+    except ImportError:
+        log.info("no devices package: the pairing code is only in this log")
+    return server
