@@ -470,3 +470,71 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
         passed.close()
     assert proc.returncode == 0, out
     assert "pairing code" in out and "in use" not in out
+
+
+# -- guided calibration ----------------------------------------------------------------------------------
+def test_guided_calibration_warns_while_the_views_are_too_alike_and_refuses_to_save_them(tmp_path):
+    from test_calibration_camera import FLAT, POSES, SPEC, views
+
+    from tantrix_pi.calibration.profile import Profile
+    from tantrix_pi.web.calibrate import Guide
+
+    hub, commands = Hub(), queue.Queue()
+    profile = tmp_path / "profile.toml"
+    site = Site(hub, commands=commands, pairing=Pairing("333333"), calibration=Guide(hub, profile, spec=SPEC))
+    with TestClient(make_app(site)) as client:
+        auth = {"Authorization": "Bearer " + client.post("/api/pair", json={"code": "333333"}).json()["token"]}
+        assert client.post("/api/control/calibration/take").status_code == 403
+        assert client.post("/api/control/calibration/take", headers=auth).status_code == 409  # not started
+        assert client.post("/api/control/calibration/start", headers=auth).status_code == 202
+        assert commands.get_nowait() == ("calibrating", True)
+        hub.frame(np.full((768, 1024, 3), 128, np.uint8))
+        r = client.post("/api/control/calibration/take", headers=auth)
+        assert r.status_code == 400 and "not taken: board not found" in r.json()["error"]
+        for _, image in views(FLAT, seed=4):
+            hub.frame(image)
+            status = client.post("/api/control/calibration/take", headers=auth).json()
+        preview = cv2.imdecode(np.frombuffer(client.get("/api/calibration/preview.jpg").content, np.uint8), 1)
+        green = (preview[..., 1] > 180) & (preview[..., 0] < 80) & (preview[..., 2] < 80)
+        assert green.sum() > 100  # the corners found, drawn
+        assert status["views"] == 8 and len(status["poses"]) == 8 and not status["ready"]
+        assert "the views need more tilt" in status["warning"] and "take 3 more" in status["warning"]
+        r = client.post("/api/control/calibration/save-lens", headers=auth)
+        assert r.status_code == 400 and "the views need more tilt" in r.json()["error"] and not profile.exists()
+        for _, image in views([POSES[1], POSES[2], POSES[5]], seed=5):
+            hub.frame(image)
+            status = client.post("/api/control/calibration/take", headers=auth).json()
+        assert status["warning"] is None and status["ready"] and status["tilted"] >= 3
+        r = client.post("/api/control/calibration/save-lens", headers=auth)
+        assert r.status_code == 200 and "lens saved: 11 views" in r.json()["note"]
+        assert Profile.load(profile).camera.views == 11
+        hub.frame(np.full((768, 1024, 3), 128, np.uint8))  # the sheet is not on the table: said in one line
+        r = client.post("/api/control/calibration/table", headers=auth)
+        assert r.status_code == 400 and "\n" not in r.json()["error"] and r.json()["error"]
+        assert client.post("/api/control/calibration/stop", headers=auth).status_code == 202
+        assert commands.get_nowait() == ("calibrating", False)
+
+
+def test_while_the_page_calibrates_no_move_is_judged(tmp_path):
+    from live_fakes import frame_of
+
+    from tantrix_pi.devices.sources import ReplaySource
+    from tantrix_pi.live.recording import game_moves
+
+    moves = game_moves(5, 2)
+    memory = MemorySink()
+    loop = None
+
+    def frames():
+        for board in (Board(), Board(moves[:1])):
+            loop.commands.put(("calibrating", bool(len(board) == 0)))
+            for _ in range(4):
+                yield frame_of(Board() if len(board) == 0 else board)
+        for _ in range(4):
+            yield frame_of(Board(moves[:2]))
+
+    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"), Setup(), memory, stable_frames=2)
+    loop.commands.put(("calibrating", True))
+    loop.run()
+    placed = [e.data["tile"] for e in memory.events if e.kind == "placed"]
+    assert placed == [moves[0].tile, moves[1].tile]

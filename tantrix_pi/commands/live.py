@@ -103,7 +103,7 @@ def cmd_run(args) -> int:
                     motion=cfg.gate["motion"], notifier=Notifier())
     loop.hint_timeout = cfg.mode["hint_s"]
     stop_request.attach(loop)
-    web = start_web(cfg, loop, hub, detect)
+    web = start_web(cfg, loop, hub, detect, profile_path)
     buttons = start_buttons(cfg, loop)
     if buttons is not None:
         loop.calibrate = menu_calibration(profile_path, detect)
@@ -158,7 +158,7 @@ def cmd_demo(args) -> int:
             from tantrix_pi.live.service import make_detector
 
             hub.show(loop.view())
-            web = serve(hub, sock, state_db=loop.store.path, detect=make_detector(""))
+            web = serve(hub, sock, state_db=loop.store.path, detect=make_detector(""), profile=out / "profile.toml")
             print(f"demo: the table's page is at {' or '.join(addresses(sock))} "
                   f"(pairing code {web.site.pairing.code})", flush=True)
 

@@ -151,10 +151,11 @@ def web_hub(cfg: Config):
     return Hub()
 
 
-def start_web(cfg: Config, loop, hub, detect, sock=None):
+def start_web(cfg: Config, loop, hub, detect, profile=None, sock=None):
     """The table's web page beside the loop (docs/web.md), or None when there is no hub ([web] is off) or
     its port is taken (logged: the referee runs without its page). `sock`: a listening socket to serve on
-    (default: the one systemd passed, else one bound to [web] bind and port)."""
+    (default: the one systemd passed, else one bound to [web] bind and port); `profile`: the calibration profile
+    the page's guided calibration saves to."""
     from tantrix_pi.web.server import WebError, listen, serve, systemd_socket
 
     passed = systemd_socket() if sock is None else sock
@@ -165,7 +166,7 @@ def start_web(cfg: Config, loop, hub, detect, sock=None):
     hub.show(loop.view())
     try:
         sock = passed if passed is not None else listen(cfg.web["bind"], cfg.web["port"])
-        server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect)
+        server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect, profile=profile)
     except WebError as e:
         log.error("%s: the referee runs without its web page", e)
         return None

@@ -77,6 +77,17 @@ def error(status: int, line: str, headers: dict | None = None) -> JSONResponse:
     return JSONResponse({"error": line}, status_code=status, headers=headers)
 
 
+def paired(request: Request, site: Site) -> JSONResponse | None:
+    """The refusal of a control request from a phone that is not paired (403), or to a demo (409); None: go on."""
+    auth = request.headers.get("authorization", "")
+    token = auth[7:] if auth.lower().startswith("bearer ") else None
+    if not site.pairing.allows(token):
+        return error(403, "pair this phone first: enter the code the table's display shows")
+    if site.commands is None:
+        return error(409, "this is the demo's recording: there is nothing to run")
+    return None
+
+
 def jpeg(image: np.ndarray, width: int = PICTURE_WIDTH) -> bytes:
     """A picture for the page: at most `width` pixels wide, JPEG."""
     h, w = image.shape[:2]
@@ -282,12 +293,9 @@ def make_app(site: Site) -> Starlette:
     async def control(request: Request) -> Response:
         from tantrix_pi.web.control import ControlError, command
 
-        auth = request.headers.get("authorization", "")
-        token = auth[7:] if auth.lower().startswith("bearer ") else None
-        if not site.pairing.allows(token):
-            return error(403, "pair this phone first: enter the code the table's display shows")
-        if site.commands is None:
-            return error(409, "this is the demo's recording: there is nothing to run")
+        refused = paired(request, site)
+        if refused is not None:
+            return refused
         try:
             body = await request.json() if await request.body() else {}
         except (json.JSONDecodeError, UnicodeDecodeError):

@@ -120,12 +120,19 @@ class WebServer:
         self.sock.close()
 
 
-def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None, pairing=None) -> WebServer:
-    """Serve the page of `hub` on `sock` from a new thread; logs (and returns in `.site`) the pairing code."""
+def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None, pairing=None,
+          profile=None) -> WebServer:
+    """Serve the page of `hub` on `sock` from a new thread; logs (and returns in `.site`) the pairing code.
+    `profile`: the calibration profile the guided calibration saves to (None: no guided calibration)."""
     from tantrix_pi.web.app import Site, make_app
     from tantrix_pi.web.pairing import Pairing
 
-    site = Site(hub, state_db, commands, pairing or Pairing(), detect)
+    guide = None
+    if profile is not None:
+        from tantrix_pi.web.calibrate import Guide
+
+        guide = Guide(hub, profile, detect)
+    site = Site(hub, state_db, commands, pairing or Pairing(), detect, guide)
     server = WebServer(make_app(site), sock)
     server.site = site
     server.start()

@@ -28,6 +28,7 @@ async function openGame(n) {
   await showStep(Number(slider.value));
 }
 
+follow(() => {});
 slider.addEventListener("input", () => showStep(Number(slider.value)));
 choice.addEventListener("change", () => openGame(Number(choice.value)));
 
