@@ -200,20 +200,13 @@ def test_views_too_alike_to_pin_the_lens_down_are_refused_saying_how_many_more(t
                  "--dictionary", "DICT_5X5_100", "--calibration", str(profile)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the views need more tilt" in err and not profile.exists()
-    # two tilted views added are not enough yet; three, about different edges, are
+    # the lens they give is 3-4 % off: the reason for refusing them
+    from tantrix_pi.calibration.camera import _solve
+
+    assert abs(_solve(found, size, cv2.CALIB_FIX_K3).matrix[0, 0] / K[0, 0] - 1) > 0.03
+    # two tilted views added are not enough yet; three are, and the lens is right
     found2, _, _ = collect(views([POSES[1], POSES[2]], seed=5), SPEC)
     assert coverage(found + found2, size).needed == 1
     found3, _, _ = collect(views([POSES[1], POSES[2], POSES[5]], seed=5), SPEC)
     assert coverage(found + found3, size).needed == 0
     assert abs(calibrate(found + found3, size).matrix[0, 0] / K[0, 0] - 1) < 0.01
-
-
-def test_views_tilted_about_one_edge_only_need_another(rendered):
-    from tantrix_pi.calibration.camera import coverage
-
-    one_axis = [((0.3 * (i - 2) / 2, 0.0), 430, ((25.0 + i) * (-1) ** i, 0.0), 0) for i in range(6)]
-    found, _, size = collect(views(one_axis, seed=6), SPEC)
-    c = coverage(found, size)
-    assert c.tilted == 6 and c.axes == 1 and c.needed == 1
-    with pytest.raises(CalibrationError, match="lean the same way; take 1 more with the board tilted about another"):
-        calibrate(found, size)
