@@ -9,7 +9,7 @@ of `tantrix-pi calibrate colour`); then N other boards are rendered in the same 
 `vision.detect` without a profile, with the learned colour-only profile (a refused calibration
 leaves the detector uncalibrated), and with the true gains (the best white balance can do). Scored by
 `vision.evaluate.score` as in bench/vision.py. The "true gains" are the 8-bit gains that undo the
-rendered cast exactly (vision/synth.py multiplies 8-bit values by the square root of the linear cast).
+rendered cast exactly (tantrix_pi/simulator/light.py multiplies 8-bit values by the square root of the linear cast).
 OpenCV runs on one thread.
 """
 
@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tantrix_pi.calibration.colour import ColourError, learn  # noqa: E402
 from tantrix_pi.calibration.profile import ColourModel, Profile  # noqa: E402
+from tantrix_pi.simulator import PALETTES, kelvin_rgb, random_board, render  # noqa: E402
 from tantrix_pi.vision import detect  # noqa: E402
 from tantrix_pi.vision.evaluate import Score, score  # noqa: E402
-from tantrix_pi.vision.synth import PALETTES, kelvin_rgb, random_board, render  # noqa: E402
 
 SETUPS = (
     # name, light K, awb, table, palette, tile px, exposure (a dim room the camera's gain did not make up for)
@@ -53,7 +53,7 @@ def room_seeds(palette: int, start: int):
 
 
 def true_gains(light_k: float, awb: float) -> tuple[float, float, float]:
-    """R, G, B gains on 8-bit values (green = 1) that undo the cast vision/synth.py renders."""
+    """R, G, B gains on 8-bit values (green = 1) that undo the cast tantrix_pi/simulator/light.py renders."""
     cast = kelvin_rgb(light_k) ** (1.0 - awb)
     g = np.sqrt(cast[1] / cast)
     return tuple(round(float(x), 3) for x in g)

@@ -3,7 +3,7 @@
     ./run.sh python bench/live.py [--moves 16] [--size 1640x1232] [--tile-px 110] [--frames DIR]
 
 The bundled demo game (its first --moves placements, one illegal tile taken back when it falls inside)
-is photographed by vision.synth into a temporary folder of JPEGs first (a worker process: not timed,
+is photographed by the simulator into a temporary folder of JPEGs first (a worker process: not timed,
 not in the RSS), then replayed as fast as possible through the loop `tantrix-pi run` drives, with the
 service's default gate (stable_frames 3). --frames DIR keeps the photos there for another run.
 """

@@ -1,4 +1,4 @@
-"""How fast vision.synth renders a frame: median and p90 by resolution and board size, one OpenCV thread.
+"""How fast the simulator renders a frame: median and p90 by resolution and board size, one OpenCV thread.
 
     ./run.sh python bench/synth.py [--frames 6]
 
@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tantrix_pi.vision.synth import TABLES, random_board, render  # noqa: E402
+from tantrix_pi.simulator import TABLES, random_board, render  # noqa: E402
 
 CASES = (((1640, 1232), 56, 70.0), ((1640, 1232), 20, 110.0), ((2028, 1520), 56, 85.0), ((4056, 3040), 56, 170.0))
 
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=6, help="frames timed per row (default 6)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    print("# vision.synth render time per frame, OpenCV on 1 thread (cv2.setNumThreads(1))\n")
+    print("# simulator render time per frame, OpenCV on 1 thread (cv2.setNumThreads(1))\n")
     print("| resolution | tiles | tile px | frames | median ms | p90 ms | median CPU ms |")
     print("|---|---|---|---|---|---|---|")
     for size, count, tile_px in CASES:

@@ -4,7 +4,7 @@
     ./run.sh python bench/vision.py --synthetic 40 [--seed 1]
 
 A dataset folder is in the layout of dataset/dev (index.json, images/<id>.jpg and <id>.json truth).
-`--synthetic N` renders N photos with vision.synth over a wide range (warm to daylight, dim rooms,
+`--synthetic N` renders N photos with the simulator over a wide range (warm to daylight, dim rooms,
 glare, tilt up to 20 degrees, barrel distortion, tiles 40 px and up, every table texture, loose and
 face-down tiles, hands over the board, boards cut by the frame) and scores them the same way. Boards are compared up
 to a move and a turn of the whole grid. OpenCV runs on one thread (cv2.setNumThreads(1)), so the
@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tantrix_pi.board import Board, Placement  # noqa: E402
 from tantrix_pi.errors import TantrixError  # noqa: E402
 from tantrix_pi.grid import centre  # noqa: E402
+from tantrix_pi.simulator import TABLES, random_board, render  # noqa: E402
 from tantrix_pi.vision.evaluate import Score, score  # noqa: E402
-from tantrix_pi.vision.synth import TABLES, random_board, render  # noqa: E402
 
 SIZES = ((1640, 1232), (2028, 1520), (1920, 1080), (4056, 3040))
 

@@ -4,7 +4,7 @@
 
 TILES_DIR holds RGBA cut-outs named `..._tileNN.png` (NN: the tile number). Each is scaled to each
 size (pixels across flats), turned by a few random angles, pasted on a rendered empty table
-(vision.synth: wood, felt, cloth, laminate, pattern under varied light) and JPEG-compressed, then the
+(the simulator: wood, felt, cloth, laminate, pattern under varied light) and JPEG-compressed, then the
 detector reads the frame. The tile's turn in the cut-out is not known, so only its number is checked:
 the number of the one tile on the detected board (or of a `loose` entry when the board is empty).
 OpenCV runs on one thread (cv2.setNumThreads(1)).
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.vision import load_detector  # noqa: E402
 from tantrix_pi.board import Board  # noqa: E402
+from tantrix_pi.simulator import TABLES, render  # noqa: E402
 from tantrix_pi.vision.detection import CONFIDENT  # noqa: E402
-from tantrix_pi.vision.synth import TABLES, render  # noqa: E402
 
 FRAME = (1640, 1232)
 

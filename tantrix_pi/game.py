@@ -27,7 +27,7 @@ from tantrix_pi.rules import (
     needs_text,
     why_illegal,
 )
-from tantrix_pi.scoring import Score, scores
+from tantrix_pi.scoring import Outcome, Score, Termination, outcome, scores
 from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, COLOURS
 
 RECORD_FORMAT = "tantrix-game/1"
@@ -170,7 +170,7 @@ class Game:
 
     def is_over(self) -> bool:
         """True when all 56 tiles are on the table or no legal free move exists (a deadlock)."""
-        return len(self.board) == len(ALL_NUMBERS) or self.deadlocked()
+        return self.outcome() is not None
 
     def deadlocked(self) -> bool:
         """True when the player to move has no legal placement at all before their free move: the game is drawn.
@@ -185,25 +185,20 @@ class Game:
         """Each player's score (their colour's longest line or twice its largest loop)."""
         return scores(self.board, self.players)
 
-    def winners(self) -> list[str]:
-        """Players with the highest score (several: a tie); empty while the game is not over or drawn."""
-        if len(self.board) != len(ALL_NUMBERS):
-            return []
-        table = self.scores()
-        best = max(s.score for s in table.values())
-        return [p for p, s in table.items() if s.score == best]
+    def outcome(self) -> Outcome | None:
+        """How the game ended (winners, scores, why), or None while it goes on (python-chess's `Board.outcome()`)."""
+        if len(self.board) == len(ALL_NUMBERS):
+            return outcome(self.board, self.players, Termination.ALL_PLACED)
+        if self.deadlocked():
+            return outcome(self.board, self.players, Termination.DEADLOCK, stuck=self.turn)
+        return None
 
     def result(self) -> str:
         """One sentence: who won, a tie, a deadlock, or the game still running."""
-        table = self.scores()
-        listing = ", ".join(f"{COLOUR_NAMES[p]} {s.score}" for p, s in table.items())
-        if len(self.board) == len(ALL_NUMBERS):
-            won = self.winners()
-            if len(won) == 1:
-                return f"game over: {listing}: {COLOUR_NAMES[won[0]]} wins"
-            return f"game over: {listing}: a tie between " + " and ".join(COLOUR_NAMES[p] for p in won)
-        if self.deadlocked():
-            return f"deadlock: {COLOUR_NAMES[self.turn]} has no legal move; the game is drawn ({listing})"
+        over = self.outcome()
+        if over is not None:
+            return over.summary()
+        listing = ", ".join(f"{COLOUR_NAMES[p]} {s.score}" for p, s in self.scores().items())
         if self._free_done:
             nxt = COLOUR_NAMES[self.players[self._next_turn()]]
             to_play = f"{COLOUR_NAMES[self.turn]} has made the free move, {nxt} plays next"

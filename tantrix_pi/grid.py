@@ -102,6 +102,14 @@ def edge_angle(d: int) -> float:
     return -60.0 + 60.0 * d
 
 
+def edge_midpoint(cell: Cell, d: int, size: float = 1.0) -> tuple[float, float]:
+    """Midpoint of edge d of a cell's hexagon (circumradius `size`)."""
+    cx, cy = centre(cell, size)
+    apothem = size * SQRT3 / 2
+    t = math.radians(edge_angle(d))
+    return cx + apothem * math.cos(t), cy + apothem * math.sin(t)
+
+
 def corners(cell: Cell, size: float = 1.0) -> list[tuple[float, float]]:
     """The six corners of a cell's hexagon; corner i lies between edge i and edge i + 1."""
     cx, cy = centre(cell, size)

@@ -1,8 +1,8 @@
 """A verdict on the board in one photo: is the puzzle solved, what are the scores. `tantrix-pi check` / `score`
 and the web page's `POST /api/check` / `/api/score` both answer through here, refusals included.
 
-A photo whose board tiles the detector doubts gets no verdict (`Unsure`, exit code 3): a wrong verdict is
-worse than none.
+A photo whose board the detector doubts (`Detection.doubts`) gets no verdict (`Unsure`, exit code 3): a wrong
+verdict is worse than none.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ class Unsure(TantrixError):
 
     exit_code = EXIT_UNSURE
 
-    def __init__(self, message: str, note: str) -> None:
+    def __init__(self, message: str, reason: str = "") -> None:
         super().__init__(message)
-        self.note = note
-        """What the overlay says about it."""
+        self.reason = reason or message
+        """Why, without the photo's name (for the overlay)."""
 
 
 @dataclass
@@ -39,26 +39,18 @@ class Verdict:
     """Scoring paths to draw: (colour, cells, is a loop)."""
 
 
-def where(cell: Cell, px) -> str:
-    return f"({cell[0]},{cell[1]}) at pixel ({px[0]:.0f},{px[1]:.0f})"
-
-
-def refuse_if_unsure(det, name: str, label: str) -> None:
-    """Raise Unsure naming every doubtful board tile of the photo `name`."""
-    doubts = [f"tile {t.placement.tile}? {where(t.placement.cell, t.center_px)} (confidence {t.confidence:.2f})"
-              for t in det.unsure()]
-    doubts += [f"unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f}): {u.reason}"
-               for u in det.unreadable]
-    doubts += [f"face-down tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})"
-               for u in det.face_down if u.reason == "face down"]
-    if not det.tiles or doubts:
-        reason = "not sure enough to judge: " + "; ".join(doubts) if det.tiles else "no tile found"
-        raise Unsure(f"{name}: {reason}", f"{label}: {reason[:90]}")
+def judgeable(det, name: str) -> None:
+    """Raise Unsure naming every doubt of the photo `name`, or saying that no tile was found."""
+    doubts = det.doubts()
+    if det.tiles and not doubts:
+        return
+    reason = "not sure enough to judge: " + "; ".join(map(str, doubts)) if det.tiles else "no tile found"
+    raise Unsure(f"{name}: {reason}", reason)
 
 
 def check(det, goal, name: str) -> Verdict:
     """Is the puzzle `goal` (a `puzzles.Puzzle`) solved by the board the detector read in photo `name`?"""
-    refuse_if_unsure(det, name, "no verdict")
+    judgeable(det, name)
     verdict = goal.check(det.board)
     head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
     answer = {"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
@@ -69,19 +61,17 @@ def check(det, goal, name: str) -> Verdict:
 
 def score(det, colours: list[str], name: str) -> Verdict:
     """The players' scores on the board the detector read in photo `name`, the winner named."""
-    from tantrix_pi.scoring import scores
+    from tantrix_pi.scoring import outcome
 
-    refuse_if_unsure(det, name, "no scores")
-    table = scores(det.board, colours)
-    best = max(s.score for s in table.values())
-    winners = [COLOUR_NAMES[c] for c, s in table.items() if s.score == best]
-    result = ("winner: " if len(winners) == 1 else "tie: ") + ", ".join(winners)
+    judgeable(det, name)
+    over = outcome(det.board, colours)
+    table = {c: over.scores[c] for c in colours}
     lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
     paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
     answer = {"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
                          for c, s in table.items()},
-              "winners": winners, "detection": det.to_dict()}
-    return Verdict(answer, [*lines, result], EXIT_OK, [*lines, result], paths)
+              "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}
+    return Verdict(answer, [*lines, over.result()], EXIT_OK, [*lines, over.result()], paths)
 
 
 def overlay(image: np.ndarray, det, notes=(), paths=()) -> np.ndarray:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw, ImageFont
 
 from tantrix_pi.board import Board, BoardError
-from tantrix_pi.grid import SQRT3, Cell, centre, corners, edge_angle, neighbour
+from tantrix_pi.grid import Cell, centre, corners, edge_midpoint, neighbour
 from tantrix_pi.rules import letter
 from tantrix_pi.scoring import Path
 from tantrix_pi.tiles import TILES
@@ -57,23 +57,17 @@ def arc_geometry(cell: Cell, a: int, b: int, s: float):
     """The arc joining the midpoints of edges a and b of `cell` (hexagon circumradius s) as (start, end,
     centre, clockwise): centre None for a straight arc through the hexagon's middle; clockwise as seen
     with y pointing down (the SVG sweep flag)."""
-    cx, cy = centre(cell, s)
-    apothem = s * SQRT3 / 2
-
-    def mid(d: int) -> tuple[float, float]:
-        t = math.radians(edge_angle(d))
-        return cx + apothem * math.cos(t), cy + apothem * math.sin(t)
-
     gap = (b - a) % 6
     if gap > 3:
         a, b, gap = b, a, 6 - gap
+    start, end = edge_midpoint(cell, a, s), edge_midpoint(cell, b, s)
     if gap == 3:  # straight: through the centre
-        return mid(a), mid(b), None, True
+        return start, end, None, True
     if gap == 1:  # sharp: centred on the corner shared by edges a and a+1, radius s/2
         origin = corners(cell, s)[a]
     else:  # bend: centred on the centre of the neighbouring cell between the two edges, radius 1.5 s
         origin = centre(neighbour(cell, (a + 1) % 6), s)
-    return mid(a), mid(b), origin, _sweep(mid(a), mid(b), origin) > 0
+    return start, end, origin, _sweep(start, end, origin) > 0
 
 
 def _sweep(start, end, origin) -> float:

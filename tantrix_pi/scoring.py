@@ -1,13 +1,14 @@
-"""Lines and loops of each colour, player scores (docs/rules.md 2.6), Four lines / Four loops."""
+"""Lines and loops of each colour, player scores (docs/rules.md 2.6), who won (`Outcome`), Four lines / Four loops."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import enum
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tantrix_pi.board import Board
 from tantrix_pi.grid import Cell, neighbour, opposite
-from tantrix_pi.tiles import COLOURS
+from tantrix_pi.tiles import COLOUR_NAMES, COLOURS
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,66 @@ def scores(board: Board, colours: Iterable[str] = COLOURS) -> dict[str, Score]:
     return {c: score(board, c) for c in colours}
 
 
-def winners(board: Board, colours: Iterable[str]) -> list[str]:
-    """The colours (players) with the highest score; more than one means a tie."""
-    table = scores(board, colours)
-    best = max(s.score for s in table.values())
-    return [c for c, s in table.items() if s.score == best]
+class Termination(enum.Enum):
+    """Why a game ended (python-chess's `Termination`)."""
+
+    ALL_PLACED = "all-placed"
+    """All 56 tiles are on the table (docs/rules.md 2.6)."""
+    DEADLOCK = "deadlock"
+    """The player to move has no legal placement at all: the game is drawn (docs/rules.md 2.4.2)."""
+    COUNTED = "counted"
+    """A board counted as it lies (a photo or a board file): the players say the game has ended."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended, as data: why, every colour's score, the players and who won (python-chess's `Outcome`)."""
+
+    termination: Termination
+    players: tuple[str, ...]
+    """The players' colours in seating order."""
+    scores: Mapping[str, Score]
+    """The score of every colour (all four), players or not."""
+    winners: tuple[str, ...]
+    """The players with the highest score (several: a tie); none when the game is drawn."""
+    stuck: str | None = None
+    """The player to move who had no legal placement (deadlock only)."""
+
+    @property
+    def winner(self) -> str | None:
+        """The one winner, or None for a tie or a draw."""
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    @property
+    def player_scores(self) -> dict[str, int]:
+        """Each player's points, in seating order."""
+        return {p: self.scores[p].score for p in self.players}
+
+    def result(self) -> str:
+        """Who won, in words: "Red wins", "A tie between red and blue" or "The game is drawn"."""
+        if not self.winners:
+            return "The game is drawn"
+        if self.winner is not None:
+            return f"{COLOUR_NAMES[self.winner].capitalize()} wins"
+        return "A tie between " + " and ".join(COLOUR_NAMES[p] for p in self.winners)
+
+    def summary(self) -> str:
+        """One sentence with every player's points: "Game over: red 20, yellow 17. Red wins."."""
+        listing = ", ".join(f"{COLOUR_NAMES[p]} {n}" for p, n in self.player_scores.items())
+        if self.termination is Termination.DEADLOCK:
+            who = f"{COLOUR_NAMES[self.stuck]} has no legal move" if self.stuck else "no legal move is left"
+            return f"Deadlock: {who}; the game is drawn ({listing})."
+        return f"Game over: {listing}. {self.result()}."
+
+
+def outcome(board: Board, players: Iterable[str], termination: Termination = Termination.COUNTED,
+            stuck: str | None = None) -> Outcome:
+    """The outcome of `board` for `players`: the highest score among them wins (a deadlock is drawn)."""
+    players = tuple(players)
+    table = scores(board)
+    best = max(table[p].score for p in players)
+    won = () if termination is Termination.DEADLOCK else tuple(p for p in players if table[p].score == best)
+    return Outcome(termination, players, table, won, stuck)
 
 
 def four_lines(board: Board) -> int:

@@ -5,8 +5,8 @@ import pytest
 
 from tantrix_pi.calibration.colour import learn
 from tantrix_pi.calibration.profile import Profile
+from tantrix_pi.simulator import random_board, render
 from tantrix_pi.vision.colour import features
-from tantrix_pi.vision.synth import random_board, render
 
 SIZE = (1024, 768)
 

@@ -10,17 +10,6 @@ from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.menu import Command, Menu, Settings
 from tantrix_pi.tiles import COLOURS
 
-gpiozero = pytest.importorskip("gpiozero")
-from gpiozero.pins.mock import MockFactory  # noqa: E402
-
-
-@pytest.fixture
-def factory():
-    gpiozero.Device.pin_factory = MockFactory()
-    yield gpiozero.Device.pin_factory
-    gpiozero.Device.pin_factory.reset()
-    gpiozero.Device.pin_factory = None
-
 
 def drain(q) -> list[Event]:
     out = []
@@ -40,18 +29,31 @@ def settle():
     time.sleep(0.05)  # more than the tests' debounce time of 0.02 s
 
 
-def test_next_and_back_queue_one_event_per_press(factory):
+def test_next_and_back_queue_one_event_per_press(mock_factory):
     buttons = Buttons(debounce=0.0)
-    press(factory.pin(DEFAULT_PINS["next"]))
-    press(factory.pin(DEFAULT_PINS["back"]))
-    press(factory.pin(DEFAULT_PINS["next"]))
+    press(mock_factory.pin(DEFAULT_PINS["next"]))
+    press(mock_factory.pin(DEFAULT_PINS["back"]))
+    press(mock_factory.pin(DEFAULT_PINS["next"]))
     assert drain(buttons.events) == [Event.NEXT, Event.BACK, Event.NEXT]
     buttons.close()
 
 
-def test_contact_bounce_gives_a_single_press(factory):
+def test_a_with_block_releases_the_pins_even_when_it_fails(mock_factory):
+    held = Buttons(debounce=0.0)
+    with pytest.raises(DeviceError, match="buttons on BCM"):
+        Buttons(debounce=0.0)  # the pins are taken
+    held.close()
+    with pytest.raises(RuntimeError), Buttons(debounce=0.0) as buttons:
+        press(mock_factory.pin(DEFAULT_PINS["next"]))
+        assert drain(buttons.events) == [Event.NEXT]
+        raise RuntimeError("the loop failed")
+    with Buttons(debounce=0.0) as again:  # released by the block: free to take again
+        assert again.pins == DEFAULT_PINS
+
+
+def test_contact_bounce_gives_a_single_press(mock_factory):
     buttons = Buttons(debounce=0.02)
-    pin = factory.pin(DEFAULT_PINS["next"])
+    pin = mock_factory.pin(DEFAULT_PINS["next"])
     for _ in range(4):  # chatter on closing: low/high within a millisecond
         pin.drive_low()
         pin.drive_high()
@@ -75,9 +77,9 @@ def test_contact_bounce_gives_a_single_press(factory):
     assert drain(buttons.events) == [Event.NEXT], "a real second press counts"
 
 
-def test_menu_press_is_menu_and_holding_it_is_new_game(factory):
+def test_menu_press_is_menu_and_holding_it_is_new_game(mock_factory):
     buttons = Buttons(hold_seconds=0.15, debounce=0.02)
-    pin = factory.pin(DEFAULT_PINS["menu"])
+    pin = mock_factory.pin(DEFAULT_PINS["menu"])
     pin.drive_low()
     settle()
     assert drain(buttons.events) == [], "menu waits for release: it could become a hold"
@@ -92,10 +94,10 @@ def test_menu_press_is_menu_and_holding_it_is_new_game(factory):
     assert drain(buttons.events) == [], "no menu event after a hold"
 
 
-def test_pins_are_configurable_and_checked(factory):
+def test_pins_are_configurable_and_checked(mock_factory):
     buttons = Buttons({"next": 5, "back": 6, "menu": 13}, debounce=0.0)
-    press(factory.pin(6))
-    press(factory.pin(DEFAULT_PINS["back"]))  # the default pin is no longer a button
+    press(mock_factory.pin(6))
+    press(mock_factory.pin(DEFAULT_PINS["back"]))  # the default pin is no longer a button
     assert drain(buttons.events) == [Event.BACK]
     buttons.close()
     again = Buttons({"next": 5, "back": 6, "menu": 13})  # close() released the pins
@@ -210,13 +212,13 @@ def test_back_cancels_calibration():
     assert menu.step is None and menu.screen().title == "Menu"
 
 
-def test_buttons_drive_the_menu_drawn_on_a_mono_display(factory):
+def test_buttons_drive_the_menu_drawn_on_a_mono_display(mock_factory):
     buttons = Buttons(debounce=0.0)
     menu = Menu()
     device = MemoryDevice((128, 64), "1")
     display = Display(device)
-    press(factory.pin(DEFAULT_PINS["menu"]))
-    press(factory.pin(DEFAULT_PINS["next"]))
+    press(mock_factory.pin(DEFAULT_PINS["menu"]))
+    press(mock_factory.pin(DEFAULT_PINS["next"]))
     for event in drain(buttons.events):
         menu.handle(event)
         display.show(menu.screen())

@@ -3,14 +3,10 @@
 import threading
 import time
 
-import pytest
 from PIL import Image
 
 from tantrix_pi.cli import main
 from tantrix_pi.devices.screen import PLAYER_RGB
-
-gpiozero = pytest.importorskip("gpiozero")
-from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 
 def test_check_draws_the_sample_frame_with_every_player_colour(tmp_path, capsys):
@@ -28,22 +24,17 @@ def test_check_reports_a_missing_display_in_one_line(capsys):
     assert err.count("\n") == 1 and "/dev/i2c-99" in err
 
 
-def test_check_prints_button_presses_and_shows_them(tmp_path, capsys):
-    gpiozero.Device.pin_factory = factory = MockFactory()
-    try:
-        def presser():
-            time.sleep(0.2)
-            factory.pin(5).drive_low()
-            time.sleep(0.1)
-            factory.pin(5).drive_high()
+def test_check_prints_button_presses_and_shows_them(tmp_path, capsys, mock_factory):
+    def presser():
+        time.sleep(0.2)
+        mock_factory.pin(5).drive_low()
+        time.sleep(0.1)
+        mock_factory.pin(5).drive_high()
 
-        thread = threading.Thread(target=presser)
-        thread.start()
-        code = main(["devices", "check", "--display", f"png:{tmp_path}", "--buttons", "5,6,13", "--seconds", "0.6"])
-        thread.join()
-    finally:
-        factory.reset()
-        gpiozero.Device.pin_factory = None
+    thread = threading.Thread(target=presser)
+    thread.start()
+    code = main(["devices", "check", "--display", f"png:{tmp_path}", "--buttons", "5,6,13", "--seconds", "0.6"])
+    thread.join()
     assert code == 0
     assert "button: next" in capsys.readouterr().out
     assert len(list(tmp_path.glob("frame-*.png"))) == 2

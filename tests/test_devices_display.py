@@ -163,6 +163,15 @@ def test_png_display_writes_every_frame_at_the_models_size(tmp_path, model):
     assert first.size == model.size and first.mode == model.mode
 
 
+@pytest.mark.parametrize("model", MODELS.values(), ids=lambda m: m.name)
+def test_a_with_block_clears_and_releases_the_panel(model):
+    device = dummy(width=model.size[0], height=model.size[1], mode=model.mode)
+    with Display(device) as display:
+        display.show(GAME)
+        assert rgb(device).any()
+    assert not rgb(device).any()  # luma's cleanup blanked the panel
+
+
 def test_missing_hardware_falls_back_to_png_only_when_asked(tmp_path):
     with pytest.raises(DeviceError, match="i2c-99"):
         open_display("ssd1306", {"i2c_port": 99})

@@ -25,6 +25,17 @@ class SlowSpeaker:
         self.spoken.append(argv[-1])
 
 
+def test_a_with_block_ends_after_the_waiting_messages_are_spoken():
+    speaker = SlowSpeaker()
+    speaker.go.set()
+    with Voice(runner=speaker) as voice:
+        voice.say("Red placed tile 12")
+        voice.say("Blue to play")
+    assert speaker.spoken == ["Red placed tile 12", "Blue to play"]
+    voice.say("too late")
+    assert not voice.enabled and speaker.spoken[-1] == "Blue to play"
+
+
 def test_say_returns_at_once_while_the_speaker_is_busy():
     speaker = SlowSpeaker()
     voice = Voice(runner=speaker)

@@ -1,9 +1,9 @@
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
+from tantrix_pi.simulator import random_board
 from tantrix_pi.vision.detection import Detection, SeenTile, Unread
 from tantrix_pi.vision.evaluate import align, score
-from tantrix_pi.vision.synth import random_board
 
 
 def truth_of(board: Board, extra=()) -> dict:

@@ -17,6 +17,7 @@ from tantrix_pi.game import (
     replay_game,
 )
 from tantrix_pi.rules import GOLDEN_RULE, fits, legal_placements
+from tantrix_pi.scoring import Termination
 from tantrix_pi.selfplay import random_game
 
 
@@ -45,6 +46,7 @@ def test_play_goes_round_in_seating_order():
     game.push(fitting(game, (1, 0)), player="yellow")
     game.end_turn("yellow")
     assert game.turn == "G"
+    assert game.outcome() is None and not game.is_over() and "green to play" in game.result()
 
 
 def test_a_player_out_of_turn_before_the_free_move_is_refused():
@@ -184,8 +186,10 @@ def test_a_player_whose_tiles_have_no_legal_place_is_deadlocked_and_the_game_dra
         blind.end_turn()
     assert not blind.deadlocked(), "with hands unknown some unplayed tile still fits"
     blind.set_hand(blind.turn, stuck[:1])
-    assert blind.deadlocked() and blind.is_over() and blind.winners() == []
-    assert blind.result().startswith("deadlock: ")
+    over = blind.outcome()
+    assert blind.deadlocked() and blind.is_over() and over.termination is Termination.DEADLOCK
+    assert over.winners == () and over.winner is None and over.stuck == blind.turn
+    assert blind.result() == over.summary() and blind.result().startswith("Deadlock: ")
 
 
 def test_hand_sizes_counted_from_the_moves_match_the_real_hands_to_the_end():
@@ -195,4 +199,5 @@ def test_hand_sizes_counted_from_the_moves_match_the_real_hands_to_the_end():
     for players in (2, 3, 4):
         game = random_game(players, seed=players, on_move=same)
         if len(game.board) == 56:
-            assert all(game.hand_size(p) == 0 for p in game.players) and game.winners()
+            assert all(game.hand_size(p) == 0 for p in game.players)
+            assert game.outcome().termination is Termination.ALL_PLACED and game.outcome().winners

@@ -7,16 +7,12 @@ from live_fakes import B, detect_frame, frame_of
 
 from tantrix_pi.board import Board
 from tantrix_pi.devices.sources import FrameSource
+from tantrix_pi.devices.voice import FakeVoice
 from tantrix_pi.live import config
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.service import setup_of, start_buttons
 from tantrix_pi.live.sinks import MemorySink, Sinks, VoiceSink
 from tantrix_pi.live.store import Store
-
-pytest.importorskip("tantrix_pi.devices.buttons")
-from gpiozero.pins.mock import MockFactory  # noqa: E402
-
-from tantrix_pi.devices.voice import FakeVoice  # noqa: E402
 
 PINS = {"next": 5, "back": 6, "menu": 13}
 
@@ -38,14 +34,14 @@ class Table(FrameSource):
 class Rig:
     """A loop on a Table, its buttons on mock pins, a MemorySink (and a fake voice) to see what happened."""
 
-    def __init__(self, tmp_path, board: Board, sections: dict) -> None:
+    def __init__(self, tmp_path, factory, board: Board, sections: dict) -> None:
         self.cfg = config.from_dict({"buttons": {**PINS, "hold_s": 0.5}, **sections})
         self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice["enabled"])
         self.store = Store(tmp_path / "state.db")
         self.table = Table(board)
         self.loop = LiveLoop(self.table, detect_frame, self.store, setup_of(self.cfg),
                              Sinks([self.sink, VoiceSink(self.voice)]))
-        self.factory = MockFactory()
+        self.factory = factory
         self.buttons = start_buttons(self.cfg, self.loop, pin_factory=self.factory)
         assert self.buttons is not None and self.loop.menu is not None
 
@@ -72,8 +68,8 @@ class Rig:
 
 
 @pytest.fixture
-def rig(tmp_path, request):
-    r = Rig(tmp_path, *request.param)
+def rig(tmp_path, request, mock_factory):
+    r = Rig(tmp_path, mock_factory, *request.param)
     yield r
     r.close()
 

@@ -231,9 +231,9 @@ def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
     who = [e.data["player"] for e in sink.events if e.kind == "placed"]
     assert who == [m["player"][0].upper() for m in rec["moves"] if not m.get("end_turn")]
     engine, _ = replay_game(record_from_dict(rec))
-    over = sink.events[-1]
-    assert over.data["winners"] == engine.winners()
-    assert over.data["scores"] == {p: s.score for p, s in engine.scores().items()}
+    over, result = sink.events[-1], engine.outcome()
+    assert over.data["winners"] == list(result.winners) and over.data["termination"] == "all-placed"
+    assert over.data["scores"] == result.player_scores and over.text == engine.result()
 
 
 def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
@@ -332,7 +332,7 @@ def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake()
     from tantrix_pi.live.recording import load_record
 
     game, _ = replay_game(record_from_dict(load_record()))  # raises on any illegal move
-    assert len(game.board) == 56 and game.winners()
+    assert len(game.board) == 56 and game.outcome().winners
     demo = Demo.bundled()
     assert demo.moves == [m.placement for m in game.moves]
     notes = [s.note for s in demo.scenes]

@@ -11,13 +11,10 @@ import time
 from pathlib import Path
 
 import cv2
-import pytest
 
+from tantrix_pi import simulator
 from tantrix_pi.board import Board
 from tantrix_pi.live.recording import game_moves
-
-pytest.importorskip("tantrix_pi.vision.pipeline")  # the detector
-synth = pytest.importorskip("tantrix_pi.vision.synth")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,11 +31,11 @@ def photos(folder: Path, moves) -> None:
             cv2.imwrite(str(folder / f"{n:04d}.jpg"), img)
             n += 1
 
-    shot(synth.render(board, **opts)[0], 3)
+    shot(simulator.render(board, **opts)[0], 3)
     for p in moves:
-        shot(synth.render(board, occluder=(300.0, 250.0), **opts)[0], 1)
+        shot(simulator.render(board, occluder=(300.0, 250.0), **opts)[0], 1)
         board.place(p)
-        shot(synth.render(board, **opts)[0], 4)
+        shot(simulator.render(board, **opts)[0], 4)
 
 
 def config(tmp_path: Path, frames: Path, fps: float) -> Path:
@@ -152,10 +149,10 @@ def test_a_hand_resting_over_a_photographed_board_yields_no_event(tmp_path):
 
     board = Board(game_moves(5, 8))
     opts = {"seed": 3, "size": (800, 600), "tile_px": 80, "focus": (0.0, 0.0)}
-    table = synth.render(board, **opts)[0]
+    table = simulator.render(board, **opts)[0]
     frames = [table] * 5
     for reach in ((330.0, 260.0), (420.0, 300.0)):  # the hand comes, rests, moves, rests, goes
-        frames += [synth.render(board, occluder=reach, **opts)[0]] * 8
+        frames += [simulator.render(board, occluder=reach, **opts)[0]] * 8
     frames += [table] * 5
     sink = MemorySink()
     loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup(), sink)

@@ -44,9 +44,27 @@ def test_a_loop_counts_double_and_wins_over_a_longer_line():
 
 def test_equal_scores_are_a_tie_and_the_best_score_wins():
     one = Board([Placement(1, 0, 0, 0)])
-    assert scoring.winners(one, ["R", "Y", "B"]) == ["R", "Y", "B"]
+    tie = scoring.outcome(one, ["R", "Y", "B"])
+    assert tie.winners == ("R", "Y", "B") and tie.winner is None
+    assert tie.result() == "A tie between red and yellow and blue"
     board = tile_up(TRIANGLE, RED_TRIANGLE)
-    assert scoring.winners(board, ["R", "Y"]) == ["R"]
+    won = scoring.outcome(board, ["Y", "R"])
+    assert won.winners == ("R",) and won.winner == "R" and won.termination is scoring.Termination.COUNTED
+    assert won.player_scores == {"Y": won.scores["Y"].score, "R": 6}
+    assert won.summary() == f"Game over: yellow {won.scores['Y'].score}, red 6. Red wins."
+
+
+def test_only_players_can_win_but_every_colour_is_scored():
+    board = tile_up(TRIANGLE, RED_TRIANGLE)
+    over = scoring.outcome(board, ["Y", "B"])
+    assert "R" not in over.winners and set(over.scores) == set("RYGB") and over.scores["R"].score == 6
+
+
+def test_a_deadlock_is_drawn_whatever_the_scores():
+    board = tile_up(TRIANGLE, RED_TRIANGLE)
+    over = scoring.outcome(board, ["R", "Y"], scoring.Termination.DEADLOCK, stuck="Y")
+    assert over.winners == () and over.winner is None and over.result() == "The game is drawn"
+    assert over.summary().startswith("Deadlock: yellow has no legal move; the game is drawn (red 6, ")
 
 
 def test_four_lines_and_four_loops_sum_the_colours():

@@ -1,9 +1,11 @@
 import json
 
+import cv2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tantrix_pi import simulator
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.cli import main
 from tantrix_pi.errors import EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, EXIT_UNSURE
@@ -164,16 +166,45 @@ def test_cli_hint_exit_codes_follow_the_verdict(tmp_path, capsys):
 
 
 def test_cli_hint_reads_a_photo_of_the_table(tmp_path, capsys):
-    cv2 = pytest.importorskip("cv2")
-    from tantrix_pi.vision import synth
-
     pz, part = _part_of_solution("discovery:10", 5)
     photo = tmp_path / "table.jpg"
-    cv2.imwrite(str(photo), synth.render(part, seed=3, size=(800, 600), tile_px=80)[0])
+    cv2.imwrite(str(photo), simulator.render(part, seed=3, size=(800, 600), tile_px=80)[0])
     assert main(["puzzle", "hint", str(photo), "--puzzle", "discovery:10", "--json"]) == EXIT_OK
     out = json.loads(capsys.readouterr().out)
     assert out["solvable"] and out["next"]["tile"] in set(pz.tiles) - part.tiles
     empty = tmp_path / "empty.jpg"
-    cv2.imwrite(str(empty), synth.render(Board(), seed=3, size=(800, 600), tile_px=80)[0])
+    cv2.imwrite(str(empty), simulator.render(Board(), seed=3, size=(800, 600), tile_px=80)[0])
     assert main(["puzzle", "hint", str(empty), "--puzzle", "discovery:10"]) == EXIT_UNSURE
     assert "no tile found" in capsys.readouterr().err
+
+
+def test_cli_hint_refuses_a_face_down_tile_on_the_board_as_check_does(tmp_path, capsys):
+    pz, part = _part_of_solution("discovery:10", 5)
+    spare = next(t for t in range(11, 57) if t not in part.tiles)
+    look = {"seed": 3, "size": (800, 600), "tile_px": 70.0, **simulator.PLAIN, "noise": 1.0}
+    beside = min({n for p in part for n in neighbours(p.cell)} - set(part.cells))
+    at = simulator.cell_px(simulator.render(part, **look)[1], beside)
+    photo = tmp_path / "face-down.png"
+    cv2.imwrite(str(photo), simulator.render(part, apart=[simulator.Apart(spare, at, face_up=False)], **look)[0])
+    for command in (["puzzle", "hint", str(photo)], ["check", str(photo)]):
+        assert main([*command, "--puzzle", "discovery:10"]) == EXIT_UNSURE
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "face-down tile at pixel" in err
+
+
+def test_cli_hint_reads_a_photo_through_the_calibration_profile(tmp_path, capsys, monkeypatch):
+    from tantrix_pi import vision
+    from tantrix_pi.calibration import Profile
+
+    pz, part = _part_of_solution("discovery:10", 5)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), simulator.render(part, seed=3, size=(800, 600), tile_px=80)[0])
+    profile = tmp_path / "profile.toml"
+    Profile(path=profile).save(profile)
+    seen, real = [], vision.detect
+    monkeypatch.setattr(vision, "detect", lambda image, profile=None: seen.append(profile) or real(image, profile))
+    args = ["puzzle", "hint", str(photo), "--puzzle", "discovery:10"]
+    assert main([*args, "--calibration", str(profile)]) == EXIT_OK
+    assert isinstance(seen[-1], Profile) and seen[-1].path == profile
+    assert main([*args, "--calibration", str(tmp_path / "missing.toml")]) == EXIT_BAD_INPUT
+    assert "missing.toml" in capsys.readouterr().err

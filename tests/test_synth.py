@@ -6,7 +6,8 @@ import pytest
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import edge_angle
-from tantrix_pi.vision.synth import PALETTES, TABLES, random_board, render
+from tantrix_pi.simulator import PALETTES, TABLES, Apart, legal_board, random_board, render, spiral_board
+from tantrix_pi.tiles import TILES
 
 SIZE = (480, 360)
 
@@ -168,6 +169,8 @@ def test_a_players_hand_lies_in_a_row_apart_from_the_board():
 
 @pytest.mark.parametrize("bad, message", [({"loose": [1]}, "not on the board"), ({"face_down": [99]}, "1..56"),
                                           ({"loose": [50], "face_down": [50]}, "only once"),
+                                          ({"apart": [Apart(2, (10, 10))]}, "not on the board"),
+                                          ({"loose": [50], "apart": [Apart(50, (10, 10))]}, "only once"),
                                           ({"occluder": "cat"}, "occluder"), ({"loose_style": "pile"}, "row")])
 def test_impossible_scenes_are_refused(bad, message):
     with pytest.raises(ValueError, match=message):
@@ -186,3 +189,27 @@ def test_barrel_distortion_pulls_the_corners_of_the_view_in():
             assert all(hue_class(sample(img, *e["sample_px"]), palette) == e["colour"] for e in t["edges"])
     corner = max(seen[0.0], key=lambda n: math.dist(seen[0.0][n], middle))
     assert math.dist(seen[-0.15][corner], middle) < math.dist(seen[0.0][corner], middle) - 3
+
+
+@pytest.mark.parametrize("k1, tilt", [(0.0, 0.0), (-0.12, 16.0)])
+def test_a_tile_apart_lies_where_it_is_asked_to(k1, tilt):
+    given = [Apart(40, (60.0, 300.0), 17.0), Apart(41, (420.0, 50.0), face_up=False)]
+    img, truth = render(BOARD, seed=3, size=SIZE, tile_px=50, yaw_deg=25, tilt_deg=tilt, k1=k1, apart=given, **CLEAN)
+    seen = {t["tile"]: t for t in truth["tiles"] if not t["on_board"]}
+    up, down = seen[40], seen[41]
+    assert up["center_px"] == pytest.approx([60.0, 300.0], abs=0.05)
+    assert down["center_px"] == pytest.approx([420.0, 50.0], abs=0.05)
+    assert (up["face_up"], down["face_up"], up["loose_style"]) == (True, False, "given")
+    assert up["edge0_normal_angle_px_deg"] == pytest.approx(-60 + 17, abs=0.1 if tilt == 0 else 4)
+    palette = truth["params"]["palette"]
+    assert [hue_class(sample(img, *e["sample_px"]), palette) for e in up["edges"]] == list(TILES[40].edges)
+
+
+def test_legal_boards_have_their_size_and_avoid_tiles_and_spirals_are_compact():
+    board = legal_board(12, seed=3, avoid=(1, 4, 9))
+    assert len(board) == 12 and not board.mismatches() and not board.tiles & {1, 4, 9}
+    with pytest.raises(ValueError, match="no legal board of 56 tiles"):
+        legal_board(56, avoid=range(1, 50))
+    spiral = spiral_board([5, 6, 7, 8, 9, 10, 11], [0, 1, 2, 3, 4, 5, 0])
+    assert {p.cell for p in spiral} == {(0, 0), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1)}
+    assert [spiral[(0, 0)].tile, spiral[(0, 0)].rot] == [5, 0]

@@ -15,6 +15,8 @@ SOCKET = ROOT / "systemd" / "tantrix-pi-web.socket"
 INSTALL = ROOT / "systemd" / "install.sh"
 ANALYZE = shutil.which("systemd-analyze")
 SYSTEM_UNITS = next((p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir()), None)
+needs_systemd = pytest.mark.skipif(ANALYZE is None or SYSTEM_UNITS is None,
+                                   reason="systemd-analyze or the system unit folder is not installed")
 
 
 def unit(path: Path = UNIT) -> configparser.ConfigParser:
@@ -41,20 +43,20 @@ def verify(text: str, tmp_path: Path, command: str = "verify") -> subprocess.Com
                           text=True, timeout=60)
 
 
-@pytest.mark.skipif(ANALYZE is None or SYSTEM_UNITS is None, reason="systemd-analyze is not installed")
+@needs_systemd
 def test_unit_passes_systemd_analyze_verify(tmp_path):
     result = verify(UNIT.read_text(), tmp_path)
     assert result.returncode == 0 and result.stdout + result.stderr == "", result.stdout + result.stderr
 
 
-@pytest.mark.skipif(ANALYZE is None or SYSTEM_UNITS is None, reason="systemd-analyze is not installed")
+@needs_systemd
 def test_verify_catches_a_broken_unit(tmp_path):
     broken = UNIT.read_text().replace("WatchdogSec=", "WatchdgSec=").replace("Restart=on-failure", "Restart=often")
     result = verify(broken, tmp_path)
     assert "WatchdgSec" in result.stderr and "often" in result.stderr
 
 
-@pytest.mark.skipif(ANALYZE is None or SYSTEM_UNITS is None, reason="systemd-analyze is not installed")
+@needs_systemd
 def test_unit_is_rated_well_hardened(tmp_path):
     result = verify(UNIT.read_text(), tmp_path, "security")
     level = re.search(r"Overall exposure level for tantrix-pi.service: ([0-9.]+)", result.stdout)

@@ -1,4 +1,4 @@
-"""The detector on plain OpenCV drawings of tiles (exact truth), and on images that are not boards."""
+"""The detector on plain simulator photos of boards (exact truth), and on images that are not boards."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from drawn import Scene, legal_board, spiral_board
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tantrix_pi.board import Board, Placement
+from tantrix_pi.simulator import PLAIN, Apart, legal_board, render, spiral_board
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
 from tantrix_pi.vision import decode, detect
 from tantrix_pi.vision.detection import CONFIDENT
@@ -19,28 +19,27 @@ LOOSE = (1, 4, 9, 17, 20, 25, 33, 41)
 BOARD = legal_board(12, seed=3, avoid=LOOSE)
 
 
-def scene(**kw) -> Scene:
-    sc = Scene(**kw)
-    sc.board(BOARD, twist=3)
-    return sc
+def photo(board: Board = BOARD, **params) -> np.ndarray:
+    """`board` straight from above, tiles 70 px across, in the plain look; `params` as `render` takes them."""
+    return render(board, **{"size": (800, 600), "tile_px": 70.0, **PLAIN, **params})[0]
 
 
 @pytest.mark.parametrize("angle", [0.0, 17.0, 41.0])
 def test_a_drawn_board_is_read_exactly_at_any_angle(angle):
-    det = detect(scene(angle=angle, seed=int(angle)).light(noise=2))
+    det = detect(photo(yaw_deg=angle, seed=int(angle), noise=1.0))
     assert det.board.same_as(BOARD), det.board
     assert all(t.confidence >= 0.8 for t in det.tiles)
     assert not det.unreadable and not det.loose
 
 
 def test_warm_lamp_blur_and_noise_do_not_change_the_reading():
-    # A 2700 K-like cast without camera white balance: blue bands on black turn dark.
-    det = detect(scene(angle=8.0, seed=3).light((0.55, 0.8, 1.25), blur=1.0, noise=4))
+    # A 2700 K lamp without camera white balance: blue bands on black turn dark.
+    det = detect(photo(yaw_deg=8.0, seed=3, light_k=2700.0, awb=0.0, blur=1.0, noise=2.0))
     assert det.board.same_as(BOARD)
 
 
 def test_small_tiles_are_read():
-    det = detect(scene(size=(640, 480), tile_px=40.0, angle=-12.0, seed=5).light(noise=2))
+    det = detect(photo(size=(640, 480), tile_px=40.0, yaw_deg=-12.0, seed=5, noise=1.0))
     assert det.board.same_as(BOARD)
 
 
@@ -48,18 +47,16 @@ def test_mirror_tiles_are_never_confused():
     # Tiles 1..10 include mirror pairs; reading the image flipped would swap them.
     pairs = [n for n in ALL_NUMBERS if TILES[n].mirror][:6]
     board = spiral_board(pairs, [1, 4, 2, 5, 0, 3])
-    sc = Scene(angle=5.0, seed=7)
-    sc.board(board)
-    det = detect(sc.light(noise=2))
+    det = detect(photo(board, yaw_deg=5.0, seed=7, noise=1.0))
     assert det.board.same_as(board)
 
 
 def test_loose_face_down_and_cut_tiles_are_reported_not_placed():
-    sc = scene(size=(900, 640), angle=10.0, seed=11)
-    sc.tile(20, (90, 90), 2, twist=23)  # a loose tile at an odd angle
-    sc.tile(33, (800, 560), 0, face_up=False)  # face down: a number on black
-    sc.tile(1, (880, 300), 1)  # cut by the right edge of the frame
-    det = detect(sc.light(noise=2))
+    det = detect(photo(size=(900, 640), yaw_deg=10.0, seed=11, noise=1.0, apart=[
+        Apart(20, (90, 90), 153.0),  # a loose tile at an odd angle
+        Apart(33, (800, 560), face_up=False),  # face down: a number on black
+        Apart(1, (880, 300), 70.0),  # cut by the right edge of the frame
+    ]))
     assert det.board.same_as(BOARD)
     assert [u.tile for u in det.loose] == [20]
     assert len(det.face_down) == 1 and math.dist(det.face_down[0].center_px, (800, 560)) < 20
@@ -68,15 +65,14 @@ def test_loose_face_down_and_cut_tiles_are_reported_not_placed():
 
 
 def test_a_row_of_loose_tiles_does_not_pass_for_the_board():
-    sc = scene(size=(1000, 700), angle=0.0, seed=13)
-    for i, n in enumerate([4, 9, 17, 25, 33, 41]):
-        sc.tile(n, (120 + 75 * i, 640), i % 6, twist=[0, 20, -15, 10, 25, -5][i])
-    det = detect(sc.light(noise=2))
+    row = [Apart(n, (120 + 75 * i, 640), 60 * i + [0, 20, -15, 10, 25, -5][i])
+           for i, n in enumerate([4, 9, 17, 25, 33, 41])]
+    det = detect(photo(size=(1000, 700), seed=13, noise=1.0, apart=row))
     assert det.board.same_as(BOARD)
 
 
 def test_json_has_the_board_and_the_extras():
-    det = detect(scene(seed=2).light())
+    det = detect(photo(seed=2))
     data = det.to_dict()
     assert Board.from_dict(data).same_as(BOARD)
     assert {"center_px", "confidence"} <= set(data["tiles"][0])
@@ -138,12 +134,12 @@ def test_random_images_never_make_up_a_confident_board(seed, kind):
 
 
 def test_no_tiles_on_an_empty_table():
-    det = detect(Scene(seed=4).light(noise=3))
+    det = detect(photo(Board(), seed=4, noise=1.5))
     assert det.tiles == [] and det.loose == []
 
 
 def test_placements_are_on_distinct_cells_and_numbers():
-    det = detect(scene(seed=9, angle=33.0).light())
+    det = detect(photo(seed=9, yaw_deg=33.0))
     cells = [t.placement.cell for t in det.tiles]
     assert len(set(cells)) == len(cells)
     assert isinstance(det.tiles[0].placement, Placement)
@@ -153,7 +149,5 @@ def test_a_board_whose_colours_disagree_everywhere_is_not_trusted():
     # Tiles dropped on cells at random: touching colours mostly disagree, as when the grid was misread.
     board = spiral_board([2, 5, 7, 11, 13, 19, 23, 29, 31, 37, 43, 47])
     assert len(board.mismatches()) > 0.4 * 27
-    sc = Scene(angle=9.0, seed=21)
-    sc.board(board)
-    det = detect(sc.light(noise=2))
+    det = detect(photo(board, yaw_deg=9.0, seed=21, noise=1.0))
     assert det.tiles == [] or all(t.confidence < 0.8 for t in det.tiles)

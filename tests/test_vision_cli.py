@@ -7,12 +7,12 @@ import json
 import cv2
 import numpy as np
 import pytest
-from drawn import Scene, legal_board
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tantrix_pi.board import Board
 from tantrix_pi.cli import main
+from tantrix_pi.simulator import PLAIN, Apart, legal_board, render
 from tantrix_pi.vision import photo
 
 
@@ -25,10 +25,9 @@ def write(tmp_path, name, img) -> str:
 @pytest.fixture(scope="module")
 def board_photo(tmp_path_factory):
     board = legal_board(7, seed=1, avoid=(1,))
-    sc = Scene(angle=12.0, seed=1)
-    sc.board(board)
+    image, _ = render(board, seed=1, size=(800, 600), tile_px=70.0, yaw_deg=12.0, **{**PLAIN, "noise": 1.0})
     path = str(tmp_path_factory.mktemp("photos") / "board.jpg")
-    cv2.imwrite(path, sc.light(noise=2), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    cv2.imwrite(path, image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return path, board
 
 
@@ -48,7 +47,10 @@ def test_score_names_the_winner(board_photo, capsys):
     path, _ = board_photo
     assert main(["score", path, "--players", "red,blue"]) == 0
     out = capsys.readouterr().out
-    assert "red: line" in out and "blue: line" in out and ("winner:" in out or "tie:" in out)
+    points = {line.split(":")[0]: int(line.rsplit("-> ", 1)[1]) for line in out.splitlines()[:-1]}
+    assert set(points) == {"red", "blue"}
+    best = [c for c in points if points[c] == max(points.values())]
+    assert out.splitlines()[-1] == (f"{best[0].capitalize()} wins" if len(best) == 1 else "A tie between red and blue")
 
 
 def test_check_gives_a_verdict_with_reasons(board_photo, capsys):
@@ -60,12 +62,24 @@ def test_check_gives_a_verdict_with_reasons(board_photo, capsys):
 
 def test_check_refuses_a_doubtful_board(tmp_path, capsys):
     board = legal_board(5, seed=2)
-    sc = Scene(size=(700, 500), angle=0.0, origin=(690, 250), seed=2)
-    sc.board(board)  # the board runs off the right edge of the frame
-    path = write(tmp_path, "cut.png", sc.light())
+    # cell (0, 0) 10 px from the right edge of the frame: the board runs off it
+    image, _ = render(board, seed=2, size=(700, 500), tile_px=70.0, focus=(0, 0), center=(690, 250), **PLAIN)
+    path = write(tmp_path, "cut.png", image)
     assert main(["check", path, "--puzzle", "discovery:5"]) == 3
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "frame" in err
+
+
+def test_junk_far_from_the_board_does_not_stop_a_verdict(tmp_path, capsys):
+    board = legal_board(12, seed=3, avoid=(1, 33))
+    junk = [Apart(33, (800, 560), face_up=False),  # face down in a corner of the table
+            Apart(1, (880, 300), 70.0)]  # cut by the frame edge, far from the board
+    image, _ = render(board, seed=11, size=(900, 640), tile_px=70.0, yaw_deg=10.0, apart=junk,
+                      **{**PLAIN, "noise": 1.0})
+    path = write(tmp_path, "junk.png", image)
+    assert main(["score", path, "--players", "red,blue"]) == 0
+    assert main(["check", path, "--puzzle", "discovery:12"]) == 1
+    assert "not solved" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("content, words", [
@@ -114,7 +128,7 @@ def test_enormous_dimensions_are_refused_from_the_header(tmp_path, capsys):
 
 
 def test_a_photo_without_tiles_exits_3(tmp_path, capsys):
-    path = write(tmp_path, "table.png", Scene(seed=3).light(noise=3))
+    path = write(tmp_path, "table.png", render(Board(), seed=3, size=(800, 600), **{**PLAIN, "noise": 1.5})[0])
     assert main(["detect", path]) == 3
     assert "no tile" in capsys.readouterr().err
 

@@ -1,13 +1,13 @@
-"""The detector on vision.synth photos of the conditions it once failed in: each scene failed before its fix."""
+"""The detector on simulator photos of the conditions it once failed in: each scene failed before its fix."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from tantrix_pi.simulator import random_board, render
 from tantrix_pi.vision import detect
 from tantrix_pi.vision.evaluate import score
-from tantrix_pi.vision.synth import random_board, render
 
 
 @pytest.mark.parametrize("case", [

@@ -19,7 +19,7 @@ from tantrix_pi.rules import (
     needs_text,
     reading_order,
 )
-from tantrix_pi.scoring import four_lines, four_loops, scores
+from tantrix_pi.scoring import four_lines, four_loops, outcome
 from tantrix_pi.tiles import COLOUR_NAMES, COLOURS
 
 
@@ -166,26 +166,23 @@ def player_colours(text: str | None) -> list[str]:
 def score(args) -> int:
     board = Board.load(args.file)
     players = player_colours(args.players)
-    table = scores(board, COLOURS)
-    best = max(table[p].score for p in players)
-    winners = [p for p in players if table[p].score == best]
+    over = outcome(board, players)
     data = {
         "colours": {c: {"line": s.line, "loop": s.loop, "score": s.score,
                         "path": [list(x) for x in s.path.cells] if s.path else [],
-                        "path_is_loop": bool(s.path and s.path.loop)} for c, s in table.items()},
+                        "path_is_loop": bool(s.path and s.path.loop)} for c, s in over.scores.items()},
         "players": players,
-        "winner": winners[0] if len(winners) == 1 else None,
-        "winners": winners,
+        "winner": over.winner,
+        "winners": list(over.winners),
         "four_lines": four_lines(board),
         "four_loops": four_loops(board),
     }
     if args.json:
         print(json.dumps(data))
         return EXIT_OK
-    for c, s in table.items():
-        mark = "*" if c in winners else " "
+    for c, s in over.scores.items():
+        mark = "*" if c in over.winners else " "
         note = "" if c in players else "  (not playing)"
         print(f"{mark} {COLOUR_NAMES[c]:<6} line {s.line:>2}  loop {s.loop:>2}  score {s.score:>2}{note}")
-    print("winner: " + COLOUR_NAMES[winners[0]] if len(winners) == 1
-          else "tie: " + ", ".join(COLOUR_NAMES[w] for w in winners))
+    print(over.result())
     return EXIT_OK

@@ -6,6 +6,7 @@ import argparse
 import queue
 import shutil
 import time
+from contextlib import ExitStack
 
 from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.screen import Forced, Screen
@@ -73,38 +74,36 @@ def check(args) -> int:
     from tantrix_pi.devices.voice import open_voice
 
     status = EXIT_OK
-    display = None
-    if args.display:
-        display = open_display(args.display, _options(args.option))
-        display.show(SAMPLE)
-        w, h = display.size
-        print(f"display: {args.display} {w}x{h} {'mono' if display.mono else 'colour'}, test frame shown")
-    if args.voice:
-        if shutil.which("espeak-ng") is None:
-            print("voice: espeak-ng is not installed (sudo apt install espeak-ng)")
-            status = EXIT_NO
-        else:
-            voice = open_voice(True)
-            voice.say("Tantrix referee voice check")
-            voice.close()
-            print("voice: said 'Tantrix referee voice check'")
-    if args.buttons is not None:
-        buttons = Buttons(_pins(args.buttons))
-        print(f"buttons: on BCM {buttons.pins}; press them (for {args.seconds:g} s)")
-        end = time.monotonic() + args.seconds
-        try:
-            while (left := end - time.monotonic()) > 0:
-                try:
-                    event = buttons.events.get(timeout=min(left, 0.5))
-                except queue.Empty:
-                    if display is not None:
-                        display.tick()
-                    continue
-                print(f"button: {event.value}")
-                if display is not None:
-                    display.show(Screen(message=f"button: {event.value}", scores=SAMPLE.scores))
-        finally:
-            buttons.close()
-    if display is not None:
-        display.close()
+    with ExitStack() as opened:
+        display = opened.enter_context(open_display(args.display, _options(args.option))) if args.display else None
+        if display is not None:
+            display.show(SAMPLE)
+            w, h = display.size
+            print(f"display: {args.display} {w}x{h} {'mono' if display.mono else 'colour'}, test frame shown")
+        if args.voice:
+            if shutil.which("espeak-ng") is None:
+                print("voice: espeak-ng is not installed (sudo apt install espeak-ng)")
+                status = EXIT_NO
+            else:
+                with open_voice(True) as voice:
+                    voice.say("Tantrix referee voice check")
+                print("voice: said 'Tantrix referee voice check'")
+        if args.buttons is not None:
+            with Buttons(_pins(args.buttons)) as buttons:
+                print(f"buttons: on BCM {buttons.pins}; press them (for {args.seconds:g} s)")
+                _watch(buttons, display, time.monotonic() + args.seconds)
     return status
+
+
+def _watch(buttons, display, end: float) -> None:
+    """Print each button press until `end` and show it on the display (which turns its pages meanwhile)."""
+    while (left := end - time.monotonic()) > 0:
+        try:
+            event = buttons.events.get(timeout=min(left, 0.5))
+        except queue.Empty:
+            if display is not None:
+                display.tick()
+            continue
+        print(f"button: {event.value}")
+        if display is not None:
+            display.show(Screen(message=f"button: {event.value}", scores=SAMPLE.scores))

@@ -37,6 +37,7 @@ def register(cli) -> None:
                                 "(.jpg, .png, ...) read by the detector")
     p.add_argument("--puzzle", required=True, metavar="NAME", help=PUZZLE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--calibration", metavar="PROFILE", help="camera calibration profile for a photo (as detect takes)")
     p.add_argument("--png", metavar="OUT", help="also draw the board with the hinted tile to this PNG")
     p.add_argument("--timeout", type=_seconds, metavar="S", default=60.0,
                    help="give up after S seconds (exit 3; default 60)")
@@ -87,26 +88,19 @@ def solve_command(args) -> int:
     return EXIT_OK
 
 
-def _placed(path: str) -> Board:
-    """The tiles placed so far, from a board file or a photo; a photo with doubtful tiles is refused."""
+def _placed(path: str, calibration: str | None) -> Board:
+    """The tiles placed so far, from a board file or a photo; a photo that cannot be judged is refused."""
     if not path.lower().endswith(PHOTO_SUFFIXES):
         return Board.load(path)
-    from tantrix_pi.photo_verdict import Unsure
-    from tantrix_pi.vision import detect, photo
+    from tantrix_pi.commands.vision import judge_photo
 
-    seen = detect(photo.load(path))
-    if not seen.tiles:
-        raise Unsure(f"{path}: no tile found", "no tile found")
-    doubts = [f"tile {t.placement.tile}? at {t.placement.cell} (confidence {t.confidence:.2f})" for t in seen.unsure()]
-    doubts += [f"an unreadable tile at pixel ({u.center_px[0]:.0f},{u.center_px[1]:.0f})" for u in seen.unreadable]
-    if doubts:
-        raise Unsure(f"{path}: not sure enough of the board for a hint: " + "; ".join(doubts), "no hint")
+    _, seen = judge_photo(path, calibration)
     return seen.board
 
 
 def hint_command(args) -> int:
     goal = puzzle(args.puzzle)
-    board = _placed(args.file)
+    board = _placed(args.file, args.calibration)
     found = hint(goal, board, args.timeout)
     if args.png:
         shown = board.copy()

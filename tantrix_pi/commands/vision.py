@@ -6,7 +6,9 @@ import json
 
 from tantrix_pi.commands.board import player_colours
 from tantrix_pi.errors import EXIT_OK, TantrixError
-from tantrix_pi.photo_verdict import Unsure, overlay, where
+from tantrix_pi.grid import Cell
+from tantrix_pi.photo_verdict import Unsure, judgeable, overlay
+from tantrix_pi.vision.detection import CONFIDENT
 
 
 def register(cli) -> None:
@@ -30,12 +32,20 @@ def _photo_args(p) -> None:
     p.add_argument("--overlay", metavar="OUT.png", help="write the photo with what was seen drawn on it")
 
 
-def _detect(args):
+def detect_photo(path: str, calibration: str | None = None):
+    """The photo at `path` and what the detector sees in it, through the calibration profile when given."""
     from tantrix_pi.vision import detect, photo
 
-    image = photo.load(args.image)
-    profile = _profile(args.calibration) if args.calibration else None
+    image = photo.load(path)
+    profile = _profile(calibration) if calibration else None
     return image, detect(image, profile=profile)
+
+
+def judge_photo(path: str, calibration: str | None = None):
+    """The photo at `path` and its detection when a verdict may be built on it (`puzzle hint`); else Unsure."""
+    image, det = detect_photo(path, calibration)
+    judgeable(det, path)
+    return image, det
 
 
 def _profile(path: str):
@@ -48,26 +58,30 @@ def _profile(path: str):
 def _write_overlay(args, img) -> None:
     if not args.overlay:
         return
-    from tantrix_pi.vision import overlay
+    from tantrix_pi.vision import overlay as draw
 
     try:
-        overlay.save(args.overlay, img)
+        draw.save(args.overlay, img)
     except Exception as e:  # OpenCV raises its own error type for unknown extensions
         raise TantrixError(f"--overlay {args.overlay}: cannot write it ({str(e).splitlines()[-1][:80]})") from None
 
 
+def _where(cell: Cell, px) -> str:
+    return f"({cell[0]},{cell[1]}) at pixel ({px[0]:.0f},{px[1]:.0f})"
+
+
 def run_detect(args) -> int:
-    image, det = _detect(args)
+    image, det = detect_photo(args.image, args.calibration)
     _write_overlay(args, overlay(image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"]))
     if not det.tiles:
-        raise Unsure(f"{args.image}: no tile found", "no tile found")
+        raise Unsure(f"{args.image}: no tile found")
     if args.json:
         print(json.dumps(det.to_dict()))
         return EXIT_OK
     print(f"board: {len(det.tiles)} tiles, {det.tile_px:.0f} px across")
     for t in sorted(det.tiles, key=lambda t: (t.placement.r, t.placement.q)):
-        flag = "" if t.confidence >= 0.8 else "   LOW CONFIDENCE"
-        print(f"  tile {t.placement.tile:2d} at {where(t.placement.cell, t.center_px)} turn {t.placement.rot}"
+        flag = "" if t.confidence >= CONFIDENT else "   LOW CONFIDENCE"
+        print(f"  tile {t.placement.tile:2d} at {_where(t.placement.cell, t.center_px)} turn {t.placement.rot}"
               f"  confidence {t.confidence:.2f}{flag}")
     for name, items in (("loose", det.loose), ("face down", det.face_down), ("unreadable", det.unreadable)):
         for u in items:
@@ -76,12 +90,14 @@ def run_detect(args) -> int:
     return EXIT_OK
 
 
-def _judge(args, image, det, judge) -> int:
-    """The verdict through `photo_verdict` (as the web page's photo check), printed and drawn."""
+def _judged(args, label: str, judge) -> int:
+    """A verdict through `photo_verdict` (as the web page's photo check), printed and drawn; a refusal is drawn
+    on the overlay too, under `label`."""
+    image, det = detect_photo(args.image, args.calibration)
     try:
-        verdict = judge()
+        verdict = judge(det)
     except Unsure as e:
-        _write_overlay(args, overlay(image, det, [e.note]))
+        _write_overlay(args, overlay(image, det, [f"{label}: {e.reason[:90]}"]))
         raise
     _write_overlay(args, overlay(image, det, verdict.notes, verdict.paths))
     print(json.dumps(verdict.answer) if args.json else "\n".join(verdict.lines))
@@ -93,13 +109,11 @@ def run_check(args) -> int:
     from tantrix_pi.puzzles import puzzle
 
     goal = puzzle(args.puzzle)
-    image, det = _detect(args)
-    return _judge(args, image, det, lambda: check(det, goal, args.image))
+    return _judged(args, "no verdict", lambda det: check(det, goal, args.image))
 
 
 def run_score(args) -> int:
     from tantrix_pi.photo_verdict import score
 
     colours = player_colours(args.players)
-    image, det = _detect(args)
-    return _judge(args, image, det, lambda: score(det, colours, args.image))
+    return _judged(args, "no scores", lambda det: score(det, colours, args.image))

@@ -8,6 +8,7 @@ import threading
 import warnings
 from collections.abc import Mapping
 
+from tantrix_pi.devices import Closeable
 from tantrix_pi.devices.errors import DeviceError
 
 DEFAULT_PINS = {"next": 17, "back": 27, "menu": 22}
@@ -27,12 +28,12 @@ class Event(enum.Enum):
     """menu held for the hold time"""
 
 
-class Buttons:
+class Buttons(Closeable):
     """Next, back and menu buttons, each between a GPIO pin and ground (internal pull-ups; BCM 17, 27, 22).
 
-        buttons = Buttons()                     # or Buttons({"next": 5, "back": 6, "menu": 13})
-        event = buttons.events.get()            # Event.NEXT, Event.BACK, Event.MENU or Event.NEW_GAME
-        buttons.close()
+        with Buttons() as buttons:              # or Buttons({"next": 5, "back": 6, "menu": 13})
+            event = buttons.events.get()        # Event.NEXT, Event.BACK, Event.MENU or Event.NEW_GAME
+        # the pins are released here (or by buttons.close())
 
     A button counts as pressed or released once its pin has kept still for `debounce` seconds (contact
     bounce is ignored); holding menu for `hold_seconds` gives NEW_GAME instead of MENU (sent on release).
@@ -109,7 +110,7 @@ class Buttons:
         self._buttons = {}
 
 
-class FakeButtons:
+class FakeButtons(Closeable):
     """Buttons for tests and the demo: `press(Event.NEXT)` queues the event as a real press would."""
 
     def __init__(self, events: queue.Queue | None = None) -> None:

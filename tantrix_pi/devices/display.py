@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from tantrix_pi.devices import Closeable
 from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.frames import colour_frame, mono_frame, mono_pages
 from tantrix_pi.devices.screen import Screen
@@ -80,15 +81,15 @@ class PngDevice(MemoryDevice):
         image.save(self.directory / f"frame-{self.count:05d}.png")
 
 
-class Display:
+class Display(Closeable):
     """A screen of the referee, drawn from `Screen` states on any luma-like device.
 
     An SSD1306/SH1106 OLED on I2C (SDA BCM 2, SCL BCM 3) or an ST7789/ILI9341 LCD on SPI0 (DC BCM 24,
     RST BCM 25, backlight BCM 18), or PNG files when there is none:
 
-        display = open_display("st7789")              # or "ssd1306", "png:frames"
-        display.show(Screen(message="Red to play", scores=(("R", 3), ("B", 5))))
-        display.next_page()                           # mono screens: message, forced spaces, scores
+        with open_display("st7789") as display:       # or "ssd1306", "png:frames"; closed after the block
+            display.show(Screen(message="Red to play", scores=(("R", 3), ("B", 5))))
+            display.next_page()                       # mono screens: message, forced spaces, scores
     """
 
     def __init__(self, device, page_seconds: float = 4.0) -> None:

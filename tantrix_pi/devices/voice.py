@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from tantrix_pi.devices import Closeable
 from tantrix_pi.devices.errors import DeviceError
 
 log = logging.getLogger(__name__)
@@ -29,12 +30,12 @@ def run_quietly(argv: Sequence[str]) -> None:
         log.warning("voice: %s exited %d: %s", argv[0], result.returncode, result.stderr.decode(errors="replace"))
 
 
-class Voice:
+class Voice(Closeable):
     """Says the referee's messages through espeak-ng and the Pi's audio out (3.5 mm jack, HDMI or USB).
 
-        voice = open_voice(enabled=True)      # a silent Voice when espeak-ng is not installed
-        voice.say("Red placed tile 12")       # returns at once; speaking happens on a worker thread
-        voice.close()
+        with open_voice(enabled=True) as voice:   # a silent Voice when espeak-ng is not installed
+            voice.say("Red placed tile 12")       # returns at once; speaking happens on a worker thread
+        # here the waiting messages have been spoken and the worker has stopped (or call voice.close())
 
     At most `backlog` messages wait; when more come, the oldest waiting one is dropped (it is stale).
     """
@@ -77,7 +78,7 @@ class Voice:
         self._thread.join(max(0.0, deadline - time.monotonic()))
 
 
-class FakeVoice:
+class FakeVoice(Closeable):
     """A voice for tests and the demo: `said` lists every message, in order."""
 
     def __init__(self, enabled: bool = True) -> None:

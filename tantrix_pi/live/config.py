@@ -13,6 +13,7 @@ from pathlib import Path
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.tiles import COLOUR_NAMES
 from tantrix_pi.tomlfile import read_toml, state_directory
+from tantrix_pi.vision.detection import CONFIDENT
 
 PLAYER_COLOURS = ("red", "yellow", "green", "blue")
 MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
@@ -56,7 +57,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {  # docs/config.md lists the same keys (a
     "gate": {
         "motion": (0.004, lambda v: _num(v) and 0 < v < 1, "a fraction of the image between 0 and 1"),
         "stable_frames": (3, lambda v: _int(v) and 1 <= v <= 30, "a whole number 1..30"),
-        "min_confidence": (0.8, lambda v: _num(v) and 0 < v <= 1, "a number in (0, 1]"),
+        "min_confidence": (CONFIDENT, lambda v: _num(v) and 0 < v <= 1, "a number in (0, 1]"),
     },
     "display": {
         "kind": ("none", lambda v: v in DISPLAYS, f"one of {', '.join(DISPLAYS)}"),

@@ -1,7 +1,7 @@
 """`tantrix-pi demo`: a whole 2-player game, photographed by the project's renderer, through the live loop.
 
 The recording is bundled as a game record plus render settings (`data/demo-game.json`); the frames are
-drawn on the fly, deterministically, by `vision.synth.render`: each tile brought in by a hand (frames
+drawn on the fly, deterministically, by `tantrix_pi.simulator.render`: each tile brought in by a hand (frames
 with motion), the table still in between, and one illegal placement that the players take back. The
 loop is the one `run` drives; only the source (this replay) and the state folder (a fresh one) differ.
 """
@@ -94,8 +94,8 @@ class Demo:
 
 
 def photograph(board: Board, reach: tuple[float, float] | None, frame: int, options: dict) -> np.ndarray:
-    """One photo of the demo's table by vision.synth (a hand reaching to `reach` when given)."""
-    from tantrix_pi.vision.synth import render
+    """One photo of the demo's table by the simulator (a hand reaching to `reach` when given)."""
+    from tantrix_pi.simulator import render
 
     return render(board, occluder=reach, frame=frame, **options)[0]
 
@@ -127,7 +127,7 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: 
         sinks.append(extra)
     try:
         detect = make_detector(cfg.paths["profile"])
-        import tantrix_pi.vision.synth  # noqa: F401  (the renderer that draws the recording)
+        import tantrix_pi.simulator  # noqa: F401  (the renderer that draws the recording)
     except ImportError as e:
         raise NotAvailable(f"the demo needs the detector and the photo renderer: {e}") from None
     store = Store(cfg.state_dir / "state.db")

@@ -16,12 +16,12 @@ import numpy as np
 
 from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.live.gate import MotionGate
-from tantrix_pi.live.referee import Outcome, Referee, Setup
+from tantrix_pi.live.referee import Referee, Ruling, Setup
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
-from tantrix_pi.vision.detection import Detection
+from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -51,7 +51,7 @@ class LiveLoop:
     """One referee session over a frame source; resumes the stored game when its setup is the same."""
 
     def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
-                 stable_frames: int = 3, min_confidence: float = 0.8, motion: float = 0.004,
+                 stable_frames: int = 3, min_confidence: float = CONFIDENT, motion: float = 0.004,
                  notifier: Notifier | None = None, retry_s: float = 1.0, stall_s: float = 2.0,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.source, self.detect, self.store, self.sink = source, detect, store, sink
@@ -131,7 +131,7 @@ class LiveLoop:
                 from tantrix_pi.live.referee import settings_of_setup
 
                 self.menu.settings = settings_of_setup(self.referee.setup, self.menu.settings)
-            out = Outcome(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
+            out = Ruling(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
         else:
             log.warning("unknown command %r", name)
             return
@@ -224,7 +224,7 @@ class LiveLoop:
         self.busy = None
         if name == "hinted":
             event = result if isinstance(result, Event) else Event("hint", f"No hint: {result}", {})
-            self._say([event], Outcome(events=[event]))
+            self._say([event], Ruling(events=[event]))
             return
         was_shown = self.menu is not None and self.menu.screen() is not None
         if self.menu is not None:
@@ -369,14 +369,14 @@ class LiveLoop:
         signal.signal(signal.SIGINT, lambda *_: self.stop())
 
     # -- announcing -------------------------------------------------------------------------------
-    def _say(self, events: list[Event], out: Outcome | None = None) -> None:
+    def _say(self, events: list[Event], out: Ruling | None = None) -> None:
         for e in events:
             self.sink.announce(e)
         menu_shown = self.menu is not None and self.menu.screen() is not None
         if out is not None and events and not menu_shown:  # the menu's page stays until it is closed
             self.sink.show(self.view(events, out))
 
-    def view(self, events: list[Event] = (), out: Outcome | None = None) -> View:
+    def view(self, events: list[Event] = (), out: Ruling | None = None) -> View:
         """The screen's state after these events."""
         ref = self.referee
         ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
@@ -391,4 +391,4 @@ class LiveLoop:
         doubted = list(self.tracker.announced_unsure[0]) if self.tracker.announced_unsure else []
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores, ref.turn, last,
                     game=self.game, mode=ref.setup.mode, players=list(ref.setup.players), puzzle=ref.setup.puzzle,
-                    doubted=doubted, bag_empty=ref.bag_empty, winners=ref.winners() if ref.over else [])
+                    doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from tantrix_pi import rules
+from tantrix_pi import rules, scoring
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Game, IllegalMove, bag_empty_at
 from tantrix_pi.grid import neighbours
@@ -77,7 +77,7 @@ def settings_of_setup(setup: Setup, settings):
 
 
 @dataclass
-class Outcome:
+class Ruling:
     """What one commit means: moves to store, moves taken back (by seq), and events to announce."""
 
     added: list[Move] = field(default_factory=list)
@@ -123,16 +123,16 @@ class Referee:
         return tuple((f.cell, f.needs) for f in report)
 
     # -- judging ----------------------------------------------------------------------------------
-    def unsure(self, u: Unsure) -> Outcome:
+    def unsure(self, u: Unsure) -> Ruling:
         """Say which tiles cannot be read; nothing is judged until they can."""
         where = [rules.fmt(c) for c in u.cells] + [f"image position ({x:.0f},{y:.0f})" for x, y in u.where]
         text = f"Can't read the tile at {', '.join(where)}: waiting for a clear view."
-        return Outcome(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
-                                                      "px": [list(p) for p in u.where]})])
+        return Ruling(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
+                                                     "px": [list(p) for p in u.where]})])
 
-    def commit(self, c: Commit) -> Outcome:
+    def commit(self, c: Commit) -> Ruling:
         """Judge every change of a commit against the board before it, in an order a player could have played."""
-        out = Outcome()
+        out = Ruling()
         before = self.board
         work = before.copy()
         placed = [ch.after for ch in c.changes if ch.kind == "placed"]
@@ -186,31 +186,31 @@ class Referee:
                     log.info("an end of turn after move %d no longer applies", m.seq)
 
     # -- the buttons ------------------------------------------------------------------------------
-    def end_turn(self) -> Outcome:
+    def end_turn(self) -> Ruling:
         """The player to move ends the turn (the next button); refused, with the reason, when they may not."""
         if self.game is None:
-            return Outcome()
+            return Ruling()
         player = self.game.turn
         try:
             nxt = self.game.end_turn()
         except IllegalMove as e:
             reasons = [v.message for v in e.violations]
-            return Outcome(events=[Event("refused", f"{colour_name(player).capitalize()} cannot end the turn yet: "
-                                         f"{'; '.join(reasons)}.", {"player": player, "reasons": reasons})])
+            return Ruling(events=[Event("refused", f"{colour_name(player).capitalize()} cannot end the turn yet: "
+                                        f"{'; '.join(reasons)}.", {"player": player, "reasons": reasons})])
         after = self.moves[-1].seq if self.moves else 0
         self.turn_ends.append(after)
-        return Outcome(events=[Event("end_turn", f"{colour_name(player).capitalize()} ends the turn: "
-                                     f"{colour_name(nxt)} to play.", {"player": player, "after": after, "next": nxt})])
+        return Ruling(events=[Event("end_turn", f"{colour_name(player).capitalize()} ends the turn: "
+                                    f"{colour_name(nxt)} to play.", {"player": player, "after": after, "next": nxt})])
 
-    def undo(self) -> Outcome:
+    def undo(self) -> Ruling:
         """The back button: the camera decides what lies on the table, so say which tile to take off."""
         if not self.moves:
-            return Outcome(events=[Event("hint", "Nothing to undo: no tile has been played.", {})])
+            return Ruling(events=[Event("hint", "Nothing to undo: no tile has been played.", {})])
         p = self.moves[-1].placement
-        return Outcome(events=[Event("hint", f"To undo, take tile {p.tile} off {rules.fmt(p.cell)}.",
-                                     {"tile": p.tile, "cell": list(p.cell)})])
+        return Ruling(events=[Event("hint", f"To undo, take tile {p.tile} off {rules.fmt(p.cell)}.",
+                                    {"tile": p.tile, "cell": list(p.cell)})])
 
-    def _placed(self, p: Placement, work: Board, out: Outcome) -> None:
+    def _placed(self, p: Placement, work: Board, out: Ruling) -> None:
         forced = p.cell in rules.forced_spaces(work)
         violations = self._violations(work, p)
         player = None
@@ -249,7 +249,7 @@ class Referee:
     def bag_empty_with(self, board: Board) -> bool:
         return self.setup.is_game and len(board) >= self.setup.bag_empty_at
 
-    def _removed(self, ch: Change, work: Board, out: Outcome) -> None:
+    def _removed(self, ch: Change, work: Board, out: Ruling) -> None:
         p = ch.before
         work.remove(p.cell)
         move = next((m for m in reversed(self.moves) if m.placement == p), None)
@@ -264,7 +264,7 @@ class Referee:
                 else f"Tile {p.tile} was removed from {rules.fmt(p.cell)}: it was not the last tile played.")
         out.events.append(Event(kind, text, {"tile": p.tile, "cell": list(p.cell)}))
 
-    def _changed(self, ch: Change, work: Board, out: Outcome) -> None:
+    def _changed(self, ch: Change, work: Board, out: Ruling) -> None:
         a, b = ch.before, ch.after
         work.remove(a.cell)
         for i, m in enumerate(self.moves):
@@ -290,7 +290,7 @@ class Referee:
         else:
             out.events.append(Event(ch.kind, f"{what}.", data))
 
-    def _after(self, out: Outcome) -> None:
+    def _after(self, out: Ruling) -> None:
         """Events about the whole board: forced spaces, bag empty, scores, game over, puzzle verdict."""
         board = self.board
         report = rules.forced_space_report(board)
@@ -318,7 +318,7 @@ class Referee:
                     f"{colour_name(c)} {s}" for c, s in scores.items()) + ".", {"scores": scores}))
             if self._finished() and not self.over:
                 self.over = True
-                out.events.append(self._game_over(scores))
+                out.events.append(self._game_over())
             elif not self._finished():
                 self.over = False
         elif self.setup.puzzle:
@@ -326,22 +326,18 @@ class Referee:
 
     def scores(self) -> dict[str, int]:
         """Each player's score now: the longer of their longest line and twice their longest loop."""
-        from tantrix_pi import scoring
-
         return {c: s.score for c, s in scoring.scores(self.board, self.setup.players).items()}
 
-    def winners(self) -> list[str]:
-        """The player with the best score now, or the players sharing it."""
-        scores = self.scores()
-        best = max(scores.values())
-        return [c for c, s in scores.items() if s == best]
+    def outcome(self) -> scoring.Outcome | None:
+        """How the game ended (who won, why), None while it goes on or outside a game."""
+        if not self.over:
+            return None
+        return scoring.outcome(self.board, self.setup.players, scoring.Termination.ALL_PLACED)
 
-    def _game_over(self, scores: dict[str, int]) -> Event:
-        winners = self.winners()
-        result = (f"{colour_name(winners[0]).capitalize()} wins" if len(winners) == 1
-                  else "A tie between " + " and ".join(colour_name(w) for w in winners))
-        text = "Game over: " + ", ".join(f"{colour_name(c)} {s}" for c, s in scores.items()) + f". {result}."
-        return Event("game_over", text, {"scores": scores, "winners": winners})
+    def _game_over(self) -> Event:
+        over = self.outcome()
+        return Event("game_over", over.summary(), {"scores": over.player_scores, "winners": list(over.winners),
+                                                   "termination": over.termination.value})
 
     def _puzzle_verdict(self) -> list[Event]:
         from tantrix_pi import puzzles

@@ -16,7 +16,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, cell_at, centre, turn
-from tantrix_pi.vision.detection import Detection
+from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 Transform = tuple[int, int, int]
 """(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
@@ -133,7 +133,7 @@ def unreadable_cells(det: Detection, t: Transform) -> tuple[list[Cell], list[tup
 class Tracker:
     """Turns detections of still frames into commits; `motion()` marks a frame where something moved."""
 
-    def __init__(self, board: Board | None = None, stable_frames: int = 3, min_confidence: float = 0.8) -> None:
+    def __init__(self, board: Board | None = None, stable_frames: int = 3, min_confidence: float = CONFIDENT) -> None:
         self.committed = board.copy() if board is not None else Board()
         self.stable_frames = stable_frames
         self.min_confidence = min_confidence
