@@ -14,7 +14,6 @@ import cv2
 import httpx2 as httpx
 import numpy as np
 import pytest
-from drawn import Scene, legal_board
 from live_fakes import detect_frame, scene_source
 from starlette.testclient import TestClient
 
@@ -25,6 +24,7 @@ from tantrix_pi.live.recording import load_record, placements, script, turn_ends
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import MemorySink, Sinks, View
 from tantrix_pi.live.store import Event, Store
+from tantrix_pi.simulator import PLAIN, legal_board, render
 from tantrix_pi.web.app import MAX_UPLOAD, Site, make_app
 from tantrix_pi.web.hub import CLIENT_QUEUE, Broadcaster, Hub
 from tantrix_pi.web.pairing import MAX_FAILURES, Pairing
@@ -106,7 +106,7 @@ def test_api_state_is_the_referees_game(played):
     assert len(board) == 56 and tiles_of(state["svg"]) == sorted((p.tile, p.q, p.r, p.rot) for p in board)
     engine, _ = replay_game(record_from_dict(rec))
     assert state["scores"] == {p: s.score for p, s in engine.scores().items()}
-    assert state["over"] and state["winners"] == engine.winners() and state["bag_empty"]
+    assert state["over"] and state["winners"] == list(engine.outcome().winners) and state["bag_empty"]
     assert state["mode"] == "game" and state["players"] == ["R", "Y"] and state["turn"] in ("R", "Y")
     assert [(e["kind"], e["text"]) for e in state["events"]] == [(e.kind, e.text) for e in memory.events[-50:]]
     assert state["last"] == loop.store.moves(loop.game)[-1].placement.to_dict()
@@ -321,11 +321,10 @@ def photos(tmp_path_factory):
     solved = solve(puzzle("discovery:5"), timeout=30)
     out = {}
     for name, board, kw in (("solved", solved, {}), ("game", legal_board(7, seed=1, avoid=(1,)), {}),
-                            ("cut", legal_board(5, seed=2), {"size": (700, 500), "origin": (690, 250)})):
-        sc = Scene(angle=kw.pop("angle", 10.0), seed=3, **kw)
-        sc.board(board)
+                            ("cut", legal_board(5, seed=2), {"focus": (0, 0), "center": (690, 250)})):
+        image, _ = render(board, seed=3, size=(800, 600), tile_px=70.0, yaw_deg=10.0, **{**PLAIN, "noise": 1.0}, **kw)
         path = tmp / f"{name}.jpg"
-        cv2.imwrite(str(path), sc.light(noise=2), [cv2.IMWRITE_JPEG_QUALITY, 92])
+        cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         out[name] = path
     return out
 
@@ -442,10 +441,9 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
 
     frames = tmp_path / "frames"
     frames.mkdir()
-    sc = Scene(angle=5.0, seed=7)
-    sc.board(legal_board(4, seed=7))
+    image, _ = render(legal_board(4, seed=7), seed=7, size=(800, 600), tile_px=70.0, **PLAIN)
     for i in range(40):
-        cv2.imwrite(str(frames / f"{i:03d}.jpg"), sc.light(noise=2))
+        cv2.imwrite(str(frames / f"{i:03d}.jpg"), image)
     taken = listen("127.0.0.1", 0)  # the config's port is busy: only the passed socket can serve
     passed = listen("127.0.0.1", 0)
     config = tmp_path / "config.toml"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import cv2
 import pytest
-from drawn import Scene, legal_board
+
+from tantrix_pi.simulator import PLAIN, legal_board, render
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 pytestmark = pytest.mark.skipif(not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
@@ -151,10 +152,9 @@ def test_the_live_page_shows_the_replayed_game_as_it_progresses_to_its_end(demo)
 
 def test_a_photo_checked_in_the_browser_gets_the_verdict(demo, tmp_path):
     url, _, _ = demo
-    sc = Scene(angle=8.0, seed=5)
-    sc.board(legal_board(6, seed=5))
+    image, _ = render(legal_board(6, seed=5), seed=5, size=(800, 600), tile_px=70.0, yaw_deg=8.0, **PLAIN)
     photo = tmp_path / "table.jpg"
-    cv2.imwrite(str(photo), sc.light(noise=2), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(photo), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     from tantrix_pi.cli import main
 
     driver = browser(PHONE)

@@ -7,8 +7,8 @@ import json
 from tantrix_pi.commands.board import player_colours
 from tantrix_pi.errors import EXIT_OK, TantrixError
 from tantrix_pi.grid import Cell
-from tantrix_pi.photo_verdict import Unsure, judgeable, overlay
 from tantrix_pi.vision.detection import CONFIDENT
+from tantrix_pi.vision.verdict import Unsure, judgeable, overlay
 
 
 def register(cli) -> None:
@@ -91,8 +91,8 @@ def run_detect(args) -> int:
 
 
 def _judged(args, label: str, judge) -> int:
-    """A verdict through `photo_verdict` (as the web page's photo check), printed and drawn; a refusal is drawn
-    on the overlay too, under `label`."""
+    """A verdict through `tantrix_pi.vision.verdict` (as the web page's photo check), printed and drawn; a
+    refusal is drawn on the overlay too, under `label`."""
     image, det = detect_photo(args.image, args.calibration)
     try:
         verdict = judge(det)
@@ -105,15 +105,15 @@ def _judged(args, label: str, judge) -> int:
 
 
 def run_check(args) -> int:
-    from tantrix_pi.photo_verdict import check
     from tantrix_pi.puzzles import puzzle
+    from tantrix_pi.vision.verdict import check
 
     goal = puzzle(args.puzzle)
     return _judged(args, "no verdict", lambda det: check(det, goal, args.image))
 
 
 def run_score(args) -> int:
-    from tantrix_pi.photo_verdict import score
+    from tantrix_pi.vision.verdict import score
 
     colours = player_colours(args.players)
     return _judged(args, "no scores", lambda det: score(det, colours, args.image))

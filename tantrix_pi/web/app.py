@@ -336,9 +336,9 @@ def judge_photo(kind: str, data: bytes, name: str, spec: str, detect) -> tuple[i
     """(HTTP status, answer) for one uploaded photo: the CLI's `--json` answer with its exit code and the
     overlay; a refusal (exit 3) is 422 with its line, bad input (exit 2) is 400 with its line."""
     from tantrix_pi.commands.board import player_colours
-    from tantrix_pi.photo_verdict import Unsure, check, overlay, score
     from tantrix_pi.puzzles import puzzle
     from tantrix_pi.vision import photo
+    from tantrix_pi.vision.verdict import Unsure, check, overlay, score
 
     try:
         if kind == "check":
