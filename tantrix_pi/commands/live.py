@@ -78,16 +78,9 @@ def cmd_run(args) -> int:
     stop_request = StopRequest()  # before anything slow: systemd may stop us while we start
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.sdnotify import Notifier
-    from tantrix_pi.live.service import (
-        make_detector,
-        make_source,
-        setup_of,
-        standard_sinks,
-        start_buttons,
-        start_web,
-        web_hub,
-    )
+    from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
     from tantrix_pi.live.sinks import Sinks
+    from tantrix_pi.web import server as web_server
 
     cfg = config_mod.load(args.config)
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -96,14 +89,14 @@ def cmd_run(args) -> int:
     store = Store(cfg.state_dir / "state.db")
     if store.moved_aside:
         log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
-    hub = web_hub(cfg)
+    hub = web_server.hub_for(cfg)
     sink = Sinks([*standard_sinks(cfg), *([hub] if hub is not None else [])])
     loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
                     stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
                     motion=cfg.gate["motion"], notifier=Notifier())
     loop.hint_timeout = cfg.mode["hint_s"]
     stop_request.attach(loop)
-    web = start_web(cfg, loop, hub, detect, profile_path)
+    web = web_server.start(cfg, loop, hub, detect, profile_path)
     buttons = start_buttons(cfg, loop)
     if buttons is not None:
         loop.calibrate = menu_calibration(profile_path, detect)

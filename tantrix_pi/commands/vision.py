@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tantrix_pi.commands.board import player_colours
 from tantrix_pi.errors import EXIT_OK, TantrixError
+from tantrix_pi.game import player_colours
 from tantrix_pi.grid import Cell
 from tantrix_pi.vision.detection import CONFIDENT
 from tantrix_pi.vision.verdict import Unsure, judgeable, overlay

@@ -335,7 +335,7 @@ def make_app(site: Site) -> Starlette:
 def judge_photo(kind: str, data: bytes, name: str, spec: str, detect) -> tuple[int, dict]:
     """(HTTP status, answer) for one uploaded photo: the CLI's `--json` answer with its exit code and the
     overlay; a refusal (exit 3) is 422 with its line, bad input (exit 2) is 400 with its line."""
-    from tantrix_pi.commands.board import player_colours
+    from tantrix_pi.game import player_colours
     from tantrix_pi.puzzles import puzzle
     from tantrix_pi.vision import photo
     from tantrix_pi.vision.verdict import Unsure, check, overlay, score

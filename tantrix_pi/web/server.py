@@ -140,3 +140,39 @@ def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None
         raise WebError(f"web: the page could not start ({server.failed or 'timed out'})")
     log.info("web page at %s; pairing code %s", " ".join(addresses(sock)), site.pairing.code)
     return server
+
+
+def hub_for(cfg):
+    """The sink the web page reads from (a `Hub`), when the config's [web] is on; else None."""
+    if not cfg.web["enabled"]:
+        return None
+    from tantrix_pi.web.hub import Hub
+
+    return Hub()
+
+
+def start(cfg, loop, hub, detect, profile=None, sock=None):
+    """The table's web page beside the loop (docs/web.md), or None when there is no hub ([web] is off) or
+    its port is taken (logged: the referee runs without its page). `sock`: a listening socket to serve on
+    (default: the one systemd passed, else one bound to [web] bind and port); `profile`: the calibration profile
+    the page's guided calibration saves to."""
+    passed = systemd_socket() if sock is None else sock
+    if hub is None:
+        if passed is not None:
+            passed.close()
+        return None
+    hub.show(loop.view())
+    try:
+        sock = passed if passed is not None else listen(cfg.web["bind"], cfg.web["port"])
+        server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect, profile=profile)
+    except WebError as e:
+        log.error("%s: the referee runs without its web page", e)
+        return None
+    try:  # the display shows where the page is and the code that pairs a phone, until the first announcement
+        from tantrix_pi.devices.screen import Screen
+
+        loop.commands.put(("screen", Screen(title="Web page", lines=(addresses(sock)[-1],
+                                                                     f"Pairing code {server.site.pairing.code}"))))
+    except ImportError:
+        log.info("no devices package: the pairing code is only in this log")
+    return server
