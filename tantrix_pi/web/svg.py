@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from html import escape
 
 from tantrix_pi.board import Board, Placement
@@ -42,8 +43,10 @@ def _arc(p: Placement, a: int, b: int) -> str:
     return f"M{_n(sx)} {_n(sy)}A{_n(radius)} {_n(radius)} 0 0 {int(clockwise)} {_n(ex)} {_n(ey)}"
 
 
+@lru_cache(maxsize=4096)
 def tile_svg(p: Placement) -> str:
-    """One tile: its black hexagon and coloured arcs, with the data attributes of the page's contract."""
+    """One tile: its black hexagon and coloured arcs, with the data attributes of the page's contract (kept: a
+    tile drawn once is not drawn again for the next board)."""
     parts = [f'<g class="tile" data-tile="{p.tile}" data-q="{p.q}" data-r="{p.r}" data-rot="{p.rot}">',
              f'<polygon points="{_points(corners(p.cell, SIZE))}" fill="{_rgb(TILE_RGB)}" stroke="#464646" '
              'stroke-width="0.4"/>']
