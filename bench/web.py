@@ -6,8 +6,9 @@ stream, and the live loop's frame time with and without them.
 The bundled demo game (its first --moves placements) is photographed into temporary JPEGs first, then
 replayed through the loop `tantrix-pi run` drives (service gate, real detector), --rounds times without the
 page and with the page and --clients clients following /api/events, alternating. The clients
-run in another process (as phones are other machines): each notes when every announcement reaches it;
-the latency is that time minus the moment the referee announced it (the event's "t").
+run in another process pinned to a core of its own (phones are other machines; the referee and its page's
+thread share the other cores): each notes when every announcement reaches it; the latency is that time
+minus the moment the referee announced it (the event's "t").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
@@ -50,7 +52,12 @@ class FrameClock(Sink):
 
 def follow(url: str, clients: int, ready, done, out) -> None:
     """(Another process) `clients` streams of /api/events; puts [(receive time - announce time) s, ...]."""
+    import os
+
     import httpx2 as httpx
+
+    if (os.cpu_count() or 1) > 1:  # the phones are other machines: keep their work off the referee's cores
+        os.sched_setaffinity(0, {os.cpu_count() - 1})
 
     async def one(client, seen: set, delays: list, started):
         async with client.stream("GET", url) as stream:
@@ -135,6 +142,8 @@ def main() -> int:
         folder = Path(tmp) / "frames"
         folder.mkdir()
         write_frames(demo, folder)
+        if (os.cpu_count() or 1) > 1:  # the referee (and its page's thread) off the clients' core
+            os.sched_setaffinity(0, set(range(os.cpu_count() - 1)))
         results = {0: [], args.clients: []}
         for _ in range(args.rounds):  # alternating, so that the machine's other load falls on both alike
             for n in (0, args.clients):

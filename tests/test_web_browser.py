@@ -202,3 +202,25 @@ def test_control_without_pairing_is_refused_and_pairing_is_needed_first(demo):
         assert "demo" in result.text and api(url + "api/state")["game"] == before
     finally:
         driver.quit()
+
+
+def test_the_replay_slider_shows_the_board_at_every_step(demo):
+    url, _, _ = demo
+    wait_for(lambda: api(url + "api/state")["over"], 240)
+    driver = browser(DESKTOP)
+    try:
+        driver.get(url + "replay")
+        steps = api(url + f"api/games/{api(url + 'api/state')['game']}/steps")["steps"]
+        wait_for(lambda: len(shown_in(driver, "#replay-board")) == 56, 20)
+        slider = driver.find_element("id", "slider")
+        assert int(slider.get_attribute("max")) == len(steps) - 1
+        driver.execute_script("arguments[0].value = 1; arguments[0].dispatchEvent(new Event('input'))", slider)
+        wait_for(lambda: len(shown_in(driver, "#replay-board")) == 1, 10)
+        events = [e.text for e in driver.find_elements("css selector", "#step-events li")]
+        assert events == steps[1]["events"] and events[0].endswith(".")
+    finally:
+        driver.quit()
+
+
+def shown_in(driver, where: str) -> list:
+    return driver.find_elements("css selector", f"{where} g.tile")
