@@ -79,7 +79,7 @@ def illuminate(img, rng, tile_mask, shadow, hand_mask, standing_mask, *, glare_a
 def _glare_spot(out, gx0, gy0, sig, glare, tile_mask, over, tint) -> None:
     """Add one specular spot of `glare` strength and size `sig` px at (gx0, gy0), in place; brightest on the tiles."""
     h, w = out.shape[:2]
-    r = int(3 * sig)
+    r = int(4 * sig)  # its halo is below one grey level there, even on the tiles' black
     x0, x1, y0, y1 = max(0, int(gx0) - r), min(w, int(gx0) + r), max(0, int(gy0) - r), min(h, int(gy0) + r)
     if x0 >= x1 or y0 >= y1:
         return

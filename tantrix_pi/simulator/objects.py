@@ -12,11 +12,13 @@ import numpy as np
 CLUTTER_MM = {"cup": (84.0, 70.0), "coin": (24.0, 24.0), "die": (16.0, 16.0), "box": (120.0, 75.0),
               "pad": (76.0, 105.0)}
 """The kinds of clutter and their size on the table (width, height in millimetres; a cup with its handle)."""
+CLUTTER = tuple(CLUTTER_MM)
+"""The kinds of clutter `Clutter` can be."""
 
 
 @dataclass(frozen=True)
 class Clutter:
-    """An object on the table: `kind` (a key of `CLUTTER_MM`), centred at image pixel `at_px` and turned
+    """An object on the table: `kind` (one of `CLUTTER`), centred at image pixel `at_px` and turned
     `angle_deg`; None: where and how the seed puts it (over the board or away from it)."""
 
     kind: str

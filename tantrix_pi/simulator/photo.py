@@ -31,7 +31,7 @@ from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import SQRT3, centre, corners, edge_midpoint
 from tantrix_pi.simulator.camera import Lens, camera_homography, focal_px, pose, sensor, to_image
 from tantrix_pi.simulator.light import LIGHT_STEP, illuminate, shadow_across
-from tantrix_pi.simulator.objects import CLUTTER_MM, Clutter, draw_clutter, draw_hand
+from tantrix_pi.simulator.objects import CLUTTER, Clutter, draw_clutter, draw_hand
 from tantrix_pi.simulator.sprites import PALETTES, SIDE, tile_sprite
 from tantrix_pi.simulator.tables import TABLES, TILE_MM, table_texture
 from tantrix_pi.tiles import TILES
@@ -72,8 +72,8 @@ class Photo:
     truth: dict
     """JSON-ready: where every tile lies in the image and everything used to draw it (docs/simulator.md)."""
     cover: np.ndarray | None
-    """uint8 mask at image resolution of everything lying over tiles (a hand and arm): 255 covered, 0 clear,
-    soft at its edges; None when nothing does."""
+    """uint8 mask at image resolution of everything lying over tiles (a hand and arm, clutter): 255 covered,
+    0 clear, soft at its edges; None when nothing does."""
 
 
 class _Laid(NamedTuple):
@@ -165,7 +165,7 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
 
     glare_at = lens.distort(to_image(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
                                                      fy + light_rng.uniform(-1.5, 1.5) * tile_px)]))[0]
-    more_glare = _more_glare(glare_rng, glare_spots - 1, box, tile_px, size)
+    more_glare = _more_glare(glare_rng, glare_spots - 1, (fx, fy), board_to_img, lens, tile_px)
     cast = shadow_across(shade_rng, size, cast_shadow) if cast_shadow else None
     if blur > 0:
         img = cv2.GaussianBlur(img, (0, 0), blur)
@@ -229,12 +229,15 @@ def _board_box(laid, board_to_img, lens, tile_px) -> tuple[float, float, float, 
     return float(x0), float(y0), float(x1), float(y1)
 
 
-def _more_glare(rng, count, box, tile_px, size) -> list[tuple[float, float, float]]:
-    """`count` more glare spots (x, y, sigma px): over the board's box (or anywhere when there is no board)."""
-    w, h = size
-    x0, y0, x1, y1 = box if box is not None else (0.0, 0.0, float(w), float(h))
-    return [(float(rng.uniform(max(0.0, x0), min(w, x1))), float(rng.uniform(max(0.0, y0), min(h, y1))),
-             float(tile_px * rng.uniform(0.4, 1.2))) for _ in range(max(0, count))]
+def _more_glare(rng, count, focus_px, board_to_img, lens, tile_px) -> list[tuple[float, float, float]]:
+    """`count` more glare spots (x, y, sigma px), within three tiles of the board's focus point on the table."""
+    fx, fy = focus_px
+    spots = []
+    for _ in range(max(0, count)):
+        u, v, size = rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(0.4, 1.2)
+        x, y = lens.distort(to_image(board_to_img, [(fx + u * tile_px, fy + v * tile_px)]))[0]
+        spots.append((float(x), float(y), float(tile_px * size)))
+    return spots
 
 
 def cell_px(truth: dict, cell: tuple[int, int]) -> tuple[float, float]:
@@ -265,8 +268,8 @@ def _check(board, *, size, tile_px, table, glare_spots, cast_shadow, loose, face
     if isinstance(occluder, str) and occluder != "hand":
         raise ValueError(f"occluder {occluder!r}: 'hand' or the (x, y) pixel the hand reaches")
     for thing in clutter:
-        if thing.kind not in CLUTTER_MM:
-            raise ValueError(f"clutter {thing.kind!r}: one of {', '.join(CLUTTER_MM)}")
+        if thing.kind not in CLUTTER:
+            raise ValueError(f"clutter {thing.kind!r}: one of {', '.join(CLUTTER)}")
     if glare_spots < 0 or not 0 <= cast_shadow <= 1:
         raise ValueError(f"glare_spots {glare_spots} and cast_shadow {cast_shadow}: spots 0 or more, shadow 0..1")
     if not 0 <= gap < 0.5 or jitter < 0 or rim < 0:
