@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tantrix_pi.board import Board, BoardError, Placement, placement_from_dict, read_text
+from tantrix_pi.board import Board, BoardError, Placement, parse_json, placement_from_dict, read_text
 from tantrix_pi.errors import EXIT_NO, TantrixError
 from tantrix_pi.rules import (
     FORCED_NEIGHBOURS,
@@ -473,11 +473,7 @@ def load_record(path: str | Path) -> Record:
     """Read a record file; one-line GameError/BoardError for anything malformed."""
     text = read_text(path)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise GameError(f"{path}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    try:
-        return record_from_dict(data)
+        return record_from_dict(parse_json(text, GameError))
     except (GameError, BoardError) as e:
         raise type(e)(f"{path}: {e}") from None
 

@@ -33,6 +33,16 @@ FILES = {
     "typo.toml": b"[camrea]\nsource = 'folder'\n",
     "wrong-type.toml": b"[camera]\nfps = 'fast'\n",
     "out-of-range.toml": b"[mode]\ndiscovery = 31\n",
+    "long-number.json": b'{"format": "tantrix-board/1", "tiles": [{"tile": ' + b"7" * 5000
+                        + b', "q": 0, "r": 0, "rot": 0}]}',
+    "deep.json": b"[" * 100_000 + b"]" * 100_000,
+    "deep-record.json": b'{"format": "tantrix-game/1", "players": ["red", "blue"], "moves": '
+                        + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "long-record.json": b'{"format": "tantrix-game/1", "players": ["red", "blue"], "moves": [{"player": "red", '
+                        b'"tile": 1, "q": ' + b"1" * 5000 + b', "r": 0, "rot": 0}]}',
+    "deep.toml": b"[mode]\nplayers = " + b"[" * 100_000 + b"]" * 100_000 + b"\n",
+    "long.toml": b"[camera]\nfps = " + b"9" * 5000 + b"\n",
+    "deep-sheet.json": b'{"charuco": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
 }
 
 # (argv with {d} for the folder of test files, expected exit code, words the one stderr line must hold)
@@ -48,6 +58,14 @@ CASES = [
     (["board", "score", "{d}/null-tile.json"], 2, "not None"),
     (["board", "show", "{d}/far-cell.json"], 2, "r = 1000000 is off the table"),
     (["board", "show", "{d}/nan-cell.json"], 2, "q must be a whole number, not nan"),
+    (["board", "show", "{d}/long-number.json"], 2, "long-number.json: not JSON that can be read: a number has more"),
+    (["board", "check", "{d}/deep.json"], 2, "deep.json: not JSON that can be read: it is nested too deeply"),
+    (["puzzle", "check", "{d}/deep.json", "--puzzle", "discovery:3"], 2, "nested too deeply"),
+    (["game", "replay", "{d}/deep-record.json"], 2, "deep-record.json: not JSON that can be read"),
+    (["game", "replay", "{d}/long-record.json"], 2, "long-record.json: not JSON that can be read: a number"),
+    (["run", "--config", "{d}/deep.toml"], 2, "deep.toml: the config file cannot be read"),
+    (["run", "--config", "{d}/long.toml"], 2, "long.toml: the config file cannot be read"),
+    (["calibrate", "camera", "{d}/noise.png", "--board", "{d}/deep-sheet.json"], 2, "nested too deeply"),
     (["board", "show", "{d}/good.json", "--png", "{d}/good.json/x.png"], 2, "cannot write the picture"),
     (["board", "show", "{d}/good.json", "--png", "{d}/folder"], 2, "folder: cannot write the picture"),
     (["board", "show", "{d}/good.json", "--scale", "-1"], 2, "--scale"),
