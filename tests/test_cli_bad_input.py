@@ -156,3 +156,39 @@ def test_output_into_a_closed_pipe_stops_quietly(files, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
     assert main(["board", "score", str(files / "good.json")]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    import tantrix_pi
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"tantrix-pi {tantrix_pi.__version__}\n"
+    assert version("tantrix-pi") == tantrix_pi.__version__  # one version, in the package, read by pyproject.toml
+
+
+def test_a_refusal_with_json_is_json_on_stdout_too(tmp_path, capsys):
+    from tantrix_pi.board import Board
+    from tantrix_pi.simulator import PLAIN, legal_board, render
+
+    # cell (0, 0) 10 px from the right edge of the frame: the board runs off it
+    image, _ = render(legal_board(5, seed=2), seed=2, size=(700, 500), tile_px=70.0, focus=(0, 0), center=(690, 250),
+                      **PLAIN)
+    cut = str(tmp_path / "cut.png")
+    cv2.imwrite(cut, image)
+    for argv in (["check", cut, "--puzzle", "discovery:5", "--json"], ["score", cut, "--json"],
+                 ["puzzle", "hint", cut, "--puzzle", "discovery:5", "--json"]):
+        assert main(argv) == 3
+        captured = capsys.readouterr()
+        refusal = json.loads(captured.out)
+        assert refusal["exit_code"] == 3 and refusal["error"] in captured.err
+        assert refusal["doubts"] and all(d["kind"] in ("unsure", "face down", "unreadable") for d in refusal["doubts"])
+        assert all(d["cell"] is None or d["cell"][0] in range(-6, 7) for d in refusal["doubts"])
+
+    empty = str(tmp_path / "table.png")
+    cv2.imwrite(empty, render(Board(), seed=3, size=(800, 600), **{**PLAIN, "noise": 1.5})[0])
+    assert main(["detect", empty, "--json"]) == 3
+    assert json.loads(capsys.readouterr().out) == {"error": f"{empty}: no tile found", "exit_code": 3, "doubts": []}
+    assert main(["board", "show", str(tmp_path / "missing.json"), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["exit_code"] == 2

@@ -12,9 +12,18 @@ from tantrix_pi.vision.detection import CONFIDENT
 
 
 class Unsure(TantrixError):
-    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3)."""
+    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3); `doubts` names them."""
 
     exit_code = EXIT_UNSURE
+
+    def __init__(self, message: str, doubts=()) -> None:
+        super().__init__(message)
+        self.doubts = tuple(doubts)
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "doubts": [
+            {"kind": d.kind, "cell": list(d.cell) if d.cell is not None else None, "tile": d.tile,
+             "pixel": [round(x, 1) for x in d.center_px], "detail": d.detail} for d in self.doubts]}
 
 
 def register(cli) -> None:
@@ -60,7 +69,7 @@ def judge_photo(path: str, calibration: str | None = None, refused=None):
     reason = "not sure enough to judge: " + "; ".join(map(str, doubts)) if det.tiles else "no tile found"
     if refused is not None:
         refused(image, det, reason)
-    raise Unsure(f"{path}: {reason}")
+    raise Unsure(f"{path}: {reason}", doubts)
 
 
 def _profile(path: str):
