@@ -106,6 +106,10 @@ CASES = [
     (["calibrate", "colour", "{d}/missing.png"], 2, "no such file"),
     (["devices", "check", "--seconds", "-1"], 2, "--seconds"),
     (["devices", "check", "--display", "purple"], 2, "not supported"),
+    (["devices", "check", "--display", "png:{d}/missing/frames"], 2, "png:{d}/missing/frames: no such folder"),
+    (["calibrate", "board", "--out", "{d}/missing/sheet.png"], 2, "sheet.png: cannot write it (No such file"),
+    (["calibrate", "markers", "--out", "{d}/missing/markers.pdf"], 2, "markers.pdf: cannot write it (No such file"),
+    (["board", "show", "{d}/good.json", "--png", "{d}/missing/b.png"], 2, "b.png: cannot write the picture (No such"),
 ]
 
 
@@ -133,7 +137,8 @@ def test_bad_input_is_one_line_and_exit_code(files, argv, code, words, capsys, m
     lines = [line for line in err.splitlines() if line.strip()]
     assert "Traceback" not in err
     assert len(lines) == 1, err
-    assert words in lines[0]
+    assert words.format(d=files) in lines[0]
+    assert not (files / "missing").exists()  # an output path in a folder that is not there makes no folder
 
 
 def test_corrupt_state_database_is_kept(files, capsys):
