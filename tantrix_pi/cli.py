@@ -14,7 +14,7 @@ import pkgutil
 import sys
 
 from tantrix_pi import __version__, commands
-from tantrix_pi.errors import EXIT_BAD_INPUT, TantrixError
+from tantrix_pi.errors import EXIT_BAD_INPUT, EXIT_UNSURE, TantrixError
 
 
 class Parser(argparse.ArgumentParser):
@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except TantrixError as e:
         print(f"tantrix-pi: {e}", file=sys.stderr)
-        if getattr(args, "json", False):  # a tool reading stdout learns why there is no answer
-            print(json.dumps(e.to_dict()))
+        if getattr(args, "json", False) and e.exit_code == EXIT_UNSURE:
+            print(json.dumps(e.to_dict()))  # no verdict: a tool reading stdout learns why (bad input: stderr only)
         return e.exit_code
     except KeyboardInterrupt:
         return 130

@@ -195,5 +195,3 @@ def test_a_refusal_with_json_is_json_on_stdout_too(tmp_path, capsys):
     cv2.imwrite(empty, render(Board(), seed=3, size=(800, 600), **{**PLAIN, "noise": 1.5})[0])
     assert main(["detect", empty, "--json"]) == 3
     assert json.loads(capsys.readouterr().out) == {"error": f"{empty}: no tile found", "exit_code": 3, "doubts": []}
-    assert main(["board", "show", str(tmp_path / "missing.json"), "--json"]) == 2
-    assert json.loads(capsys.readouterr().out)["exit_code"] == 2
