@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import pkgutil
 import sys
 
-from tantrix_pi import commands
-from tantrix_pi.errors import EXIT_BAD_INPUT, TantrixError
+from tantrix_pi import __version__, commands
+from tantrix_pi.errors import EXIT_BAD_INPUT, EXIT_UNSURE, TantrixError
 
 
 class Parser(argparse.ArgumentParser):
@@ -31,6 +32,7 @@ class Cli:
         self.parser = Parser(
             prog="tantrix-pi", description="Tantrix referee for a camera over a table."
         )
+        self.parser.add_argument("--version", action="version", version=f"tantrix-pi {__version__}")
         self.commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
         self._groups: dict[str, argparse._SubParsersAction] = {}
 
@@ -64,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except TantrixError as e:
         print(f"tantrix-pi: {e}", file=sys.stderr)
+        if getattr(args, "json", False) and e.exit_code == EXIT_UNSURE:
+            print(json.dumps(e.to_dict()))  # no verdict: a tool reading stdout learns why (bad input: stderr only)
         return e.exit_code
     except KeyboardInterrupt:
         return 130

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tantrix_pi.board import Board, BoardError, Placement, placement_from_dict, read_text
+from tantrix_pi.board import Board, BoardError, Placement, parse_json, placement_from_dict, read_text
 from tantrix_pi.errors import EXIT_NO, TantrixError
 from tantrix_pi.rules import (
     FORCED_NEIGHBOURS,
@@ -32,6 +32,8 @@ from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, COLOURS
 
 RECORD_FORMAT = "tantrix-game/1"
 HAND_SIZE = 6
+MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
+"""What can be played at a table: a 2-4 player game, a solo puzzle, Gobble or free play (docs/rules.md)."""
 
 # Rule names of the game on top of those of tantrix_pi.rules.
 TURN_ORDER = "turn-order"
@@ -449,6 +451,11 @@ def record_from_dict(data: object) -> Record:
         raise GameError("a game record must hold a JSON object")
     if data.get("format") != RECORD_FORMAT:
         raise GameError(f"format is {data.get('format')!r}, expected {RECORD_FORMAT!r}")
+    mode = data.get("mode", "game")
+    if mode not in MODES:
+        raise GameError(f"mode {mode!r} is not something played with Tantrix tiles: use one of {', '.join(MODES)}")
+    if mode != "game":
+        raise GameError(f"this is a record of {mode}, not of a game: only games of 2-4 players are replayed")
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise GameError("'players' must be a list of colours in seating order")
@@ -489,11 +496,7 @@ def load_record(path: str | Path) -> Record:
     """Read a record file; one-line GameError/BoardError for anything malformed."""
     text = read_text(path)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise GameError(f"{path}: not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    try:
-        return record_from_dict(data)
+        return record_from_dict(parse_json(text, GameError))
     except (GameError, BoardError) as e:
         raise type(e)(f"{path}: {e}") from None
 

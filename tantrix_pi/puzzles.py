@@ -80,8 +80,14 @@ class Puzzle:
         off = sorted(board[c].tile for c in board.cells - set(best.cells))
         shown = ", ".join(map(str, off[:8])) + (", ..." if len(off) > 8 else "")
         kind = "loop" if best.loop else "line"
-        return [f"not one {name} {goal} through all {len(self.tiles)} tiles: the longest {name} path is a "
-                f"{kind} of {len(best)}; off it: tile{'s' if len(off) > 1 else ''} {shown}"]
+        n, length = len(self.tiles), len(best)
+        if not off:  # every tile down is on the path: the missing tiles are named on their own
+            return [f"not one {name} {goal} through all {n} tiles: the longest {name} path is a {kind} of {length}"]
+        if len(off) == 1:
+            return [f"not one {name} {goal} through all {n} tiles: the longest {name} path is a {kind} of {length}; "
+                    f"off it: tile {shown}"]
+        return [f"not one {name} {goal} through all {n} tiles: the longest {name} path is a {kind} of {length}; "
+                f"off it: tiles {shown}"]
 
 
 def puzzle(spec: str) -> Puzzle:

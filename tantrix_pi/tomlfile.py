@@ -25,6 +25,9 @@ def read_toml(path: str | os.PathLike, error: type[TantrixError], what: str, mis
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise error(f"{path}: the {what} is not valid TOML ({e})" + (f": {corrupt}" if corrupt else "")) from None
+    except (ValueError, RecursionError):  # a number longer than Python reads, or arrays nested thousands deep
+        raise error(f"{path}: the {what} cannot be read: a number is too long or the values nest too deeply"
+                    + (f": {corrupt}" if corrupt else "")) from None
 
 
 def state_directory() -> Path | None:

@@ -17,14 +17,20 @@ from tantrix_pi.tiles import COLOUR_NAMES
 
 
 class Unsure(TantrixError):
-    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3)."""
+    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3); `doubts` names them."""
 
     exit_code = EXIT_UNSURE
 
-    def __init__(self, message: str, reason: str = "") -> None:
+    def __init__(self, message: str, doubts=(), reason: str = "") -> None:
         super().__init__(message)
+        self.doubts = tuple(doubts)
         self.reason = reason or message
         """Why, without the photo's name (for the overlay)."""
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "doubts": [
+            {"kind": d.kind, "cell": list(d.cell) if d.cell is not None else None, "tile": d.tile,
+             "pixel": [round(x, 1) for x in d.center_px], "detail": d.detail} for d in self.doubts]}
 
 
 @dataclass
@@ -45,7 +51,7 @@ def judgeable(det, name: str) -> None:
     if det.tiles and not doubts:
         return
     reason = "not sure enough to judge: " + "; ".join(map(str, doubts)) if det.tiles else "no tile found"
-    raise Unsure(f"{name}: {reason}", reason)
+    raise Unsure(f"{name}: {reason}", doubts, reason)
 
 
 def check(det, goal, name: str) -> Verdict:

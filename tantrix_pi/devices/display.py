@@ -69,10 +69,8 @@ class PngDevice(MemoryDevice):
     def __init__(self, directory: str | Path, size: tuple[int, int], mode: str) -> None:
         super().__init__(size, mode)
         self.directory = Path(directory)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise DeviceError(f"display png:{directory}: cannot make the folder ({e.strerror})") from None
+        if not self.directory.is_dir():  # as `board show --png` does: a mistyped path is not made
+            raise DeviceError(f"display png:{directory}: no such folder")
         self.count = 0
 
     def display(self, image: Image.Image) -> None:

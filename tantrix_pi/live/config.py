@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.game import MODES
 from tantrix_pi.tiles import COLOUR_NAMES
 from tantrix_pi.tomlfile import read_toml, state_directory
 from tantrix_pi.vision.detection import CONFIDENT
 
 PLAYER_COLOURS = ("red", "yellow", "green", "blue")
-MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
 SOURCES = ("picamera2", "opencv", "folder", "video")
 DISPLAYS = ("none", "png", "ssd1306", "sh1106", "st7789", "ili9341")
 SPI_DISPLAYS = ("st7789", "ili9341")

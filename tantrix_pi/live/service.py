@@ -32,7 +32,9 @@ def make_source(cfg: Config) -> FrameSource:
     if cam["source"] == "opencv":
         return OpenCVSource(cam["device"], cam["size"])
     if cam["source"] == "folder":
-        return folder_source(cam["path"], cam["fps"])
+        from tantrix_pi.vision import photo
+
+        return folder_source(cam["path"], cam["fps"], read=photo.load)
     return video_source(cam["path"], cam["fps"])
 
 

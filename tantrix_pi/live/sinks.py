@@ -178,9 +178,16 @@ class DisplaySink(Sink):
 
     @classmethod
     def open(cls, kind: str, directory: str = "", options: dict | None = None) -> DisplaySink:
-        """`kind` a model or "png" (frames to `directory`, also the fallback for a screen that is missing)."""
+        """`kind` a model or "png" (frames to `directory`, made when missing: the service's own folder; also the
+        fallback for a screen that is missing)."""
         from tantrix_pi.devices.display import open_display
+        from tantrix_pi.devices.errors import DeviceError
 
+        if directory:
+            try:
+                Path(directory).mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise DeviceError(f"display.dir {directory}: cannot make the folder ({e.strerror})") from None
         spec = f"png:{directory}" if kind == "png" else kind
         return cls(open_display(spec, options, fallback_dir=directory or None))
 

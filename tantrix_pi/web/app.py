@@ -334,7 +334,8 @@ def make_app(site: Site) -> Starlette:
 
 def judge_photo(kind: str, data: bytes, name: str, spec: str, detect) -> tuple[int, dict]:
     """(HTTP status, answer) for one uploaded photo: the CLI's `--json` answer with its exit code and the
-    overlay; a refusal (exit 3) is 422 with its line, bad input (exit 2) is 400 with its line."""
+    overlay; a refusal (exit 3) is 422 with the CLI's `--json` refusal (its line, exit code and doubts), bad input
+    (exit 2) is 400 with its line."""
     from tantrix_pi.game import player_colours
     from tantrix_pi.puzzles import puzzle
     from tantrix_pi.vision import photo
@@ -353,8 +354,8 @@ def judge_photo(kind: str, data: bytes, name: str, spec: str, detect) -> tuple[i
         try:
             verdict = check(det, goal, name) if kind == "check" else score(det, colours, name)
         except Unsure as e:
-            return 422, {"error": str(e), "exit_code": e.exit_code, "overlay": data_url(overlay(image, det, [e.note]))}
+            return 422, {**e.to_dict(), "overlay": data_url(overlay(image, det, [e.reason]))}
         return 200, {**verdict.answer, "exit_code": verdict.exit_code,
                      "overlay": data_url(overlay(image, det, verdict.notes, verdict.paths))}
     except TantrixError as e:
-        return 400, {"error": str(e), "exit_code": e.exit_code}
+        return 400, e.to_dict()
