@@ -540,3 +540,20 @@ def test_while_the_page_calibrates_no_move_is_judged(tmp_path):
     loop.run()
     placed = [e.data["tile"] for e in memory.events if e.kind == "placed"]
     assert placed == [moves[0].tile, moves[1].tile]
+
+
+def test_the_referees_loss_of_the_camera_shows_on_the_page(tmp_path):
+    from live_fakes import frame_of
+    from test_live_loop import FlakyCamera
+
+    clock = [0.0]
+    camera = FlakyCamera([frame_of(Board())] * 6, {2: "raise"}, clock)
+    hub = Hub()
+    loop = LiveLoop(camera, detect_frame, Store(tmp_path / "s.db"), Setup(), hub, clock=lambda: clock[0],
+                    sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    seen = []
+    with TestClient(make_app(Site(hub))) as client:
+        while loop.step():
+            seen.append(client.get("/api/state").json()["camera"])
+    assert {"up": False, "text": "Camera lost: camera unplugged. Retrying."} in seen
+    assert seen[-1] == {"up": True, "text": "Camera is back."}
