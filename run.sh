@@ -12,18 +12,12 @@ set -eu
 cd "$(dirname "$0")"
 VENV=.venv
 
-FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf  # the screens' font: it has č ř ő ű ł ż ñ
-
-apt_install() {
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    $sudo apt-get install -y "$@" || { $sudo apt-get update && $sudo apt-get install -y "$@"; }
-}
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
 make_venv() {
     if ! python3 -c 'import ensurepip' 2>/dev/null; then
         echo "run.sh: python3 cannot make a venv here; installing Debian's python3-venv" >&2
-        apt_install python3-venv
+        as_root apt-get install -y python3-venv
     fi
     if python3 -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("picamera2") or u.find_spec("lgpio")))'
     then
@@ -35,15 +29,34 @@ make_venv() {
 
 # Install the package (editable) with extra $1 once, and again only when pyproject.toml changes.
 setup() {
-    if [ ! -e "$FONT" ]; then
-        echo "run.sh: the display font is missing; installing Debian's fonts-dejavu-core" >&2
-        apt_install fonts-dejavu-core
-    fi
+    font
     [ -x "$VENV/bin/python" ] || make_venv
     cmp -s pyproject.toml "$VENV/.installed$1" && return
     [ -z "$1" ] && cmp -s pyproject.toml "$VENV/.installed[dev]" && return  # [dev] includes the package
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".$1"
     cp pyproject.toml "$VENV/.installed$1"
+}
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+font() {
+    # The screens' font, with every letter of the five languages (č ř ő ű ł ż ñ): Debian's DejaVu Sans.
+    [ -e "$FONT" ] && return 0
+    echo "run.sh: installing Debian's fonts-dejavu-core (the screens' font)" >&2
+    as_root apt-get install -y fonts-dejavu-core ||
+        { as_root apt-get update -qq && as_root apt-get install -y fonts-dejavu-core; }
+}
+
+browser() {
+    # The web page's tests drive Debian's chromium through its chromedriver (docs/web.md).
+    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && return 0
+    command -v apt-get >/dev/null 2>&1 || { echo "run.sh: no apt-get: the browser tests will be skipped" >&2; return 0; }
+    echo "run.sh: installing Debian's chromium and chromium-driver for the web page's browser tests" >&2
+    as_root apt-get update -qq || true
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null ||
+        echo "run.sh: chromium could not be installed: the browser tests will be skipped" >&2
 }
 
 job="${1:-demo}"
@@ -55,6 +68,7 @@ case "$job" in
         ;;
     test)
         setup "[dev]"
+        browser
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     catalogues)

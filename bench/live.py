@@ -29,6 +29,7 @@ from tantrix_pi.live.referee import Setup  # noqa: E402
 from tantrix_pi.live.service import make_detector  # noqa: E402
 from tantrix_pi.live.sinks import MemorySink  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
+from tantrix_pi.vision import photo  # noqa: E402
 
 STILL, HAND = 5, 2
 
@@ -72,7 +73,7 @@ def main() -> int:
         render_s = time.perf_counter() - t0
         # when each still scene's first frame is read, and when each commit's events are announced
         read_at: list[float] = []
-        source = folder_source(folder)
+        source = folder_source(folder, read=photo.load)
         inner = source.read
 
         def read():

@@ -3,10 +3,11 @@
     ./run.sh python bench/vision_real.py ../shared/dataset/real-dev/tiles [--sizes 50,90,150] [--turns 2] [--limit N]
 
 TILES_DIR holds RGBA cut-outs named `..._tileNN.png` (NN: the tile number). Each is scaled to each
-size (pixels across flats), turned by a few random angles, pasted on a rendered empty table
-(the simulator: wood, felt, cloth, laminate, pattern under varied light) and JPEG-compressed, then the
-detector reads the frame. The tile's turn in the cut-out is not known, so only its number is checked:
-the number of the one tile on the detected board (or of a `loose` entry when the board is empty).
+size (pixels across flats), turned by a few random angles, pasted on a rendered empty table (the
+simulator's; `--tables`, by default wood, dark wood, felt, cloth, laminate, pattern, under varied light)
+and JPEG-compressed, then the detector reads the frame. The tile's turn in the cut-out is not known, so
+only its number is checked: the number of the one tile on the detected board (or of a `loose` entry when
+the board is empty).
 OpenCV runs on one thread (cv2.setNumThreads(1)).
 """
 
@@ -25,9 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.vision import load_detector  # noqa: E402
+from bench.vision import FIRST_TABLES, load_detector, tables_arg  # noqa: E402
 from tantrix_pi.board import Board  # noqa: E402
-from tantrix_pi.simulator import TABLES, render  # noqa: E402
+from tantrix_pi.simulator import render  # noqa: E402
 from tantrix_pi.vision.detection import CONFIDENT  # noqa: E402
 
 FRAME = (1640, 1232)
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turns", type=int, default=2, help="random turns per cut-out and size (default 2)")
     ap.add_argument("--limit", type=int, help="only the first N cut-outs")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tables", type=tables_arg, default=FIRST_TABLES, metavar="first|all|T1,T2",
+                    help="tables to paste the tiles on (default: first, the six measured so far)")
     ap.add_argument("--detector", default="tantrix_pi.vision:detect",
                     help="module:function to bench (default: %(default)s)")
     args = ap.parse_args(argv)
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rng = np.random.default_rng(args.seed)
     backgrounds = []
-    for i, table in enumerate(TABLES):
+    for i, table in enumerate(args.tables):
         image, _ = render(Board(), seed=args.seed * 100 + i, size=FRAME, table=table,
                           light_k=float(rng.uniform(3000, 6500)), jpeg_quality=None)
         backgrounds.append(image)

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from tantrix_pi.board import parse_json
 from tantrix_pi.errors import TantrixError
 
 PAPERS_MM = {"a4": (297.0, 210.0), "letter": (279.4, 215.9)}
@@ -94,10 +95,14 @@ class BoardSpec:
     def load(cls, path: str | Path) -> BoardSpec:
         """The board saved beside a sheet by `calibrate board` (or any JSON with these fields)."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
             raise BoardError(f"no board file {path}: make one with `tantrix-pi calibrate board --out`") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        except (OSError, UnicodeDecodeError) as e:
+            raise BoardError(f"cannot read board file {path}: {e}") from None
+        try:
+            data = parse_json(text, BoardError)
+        except BoardError as e:
             raise BoardError(f"cannot read board file {path}: {e}") from None
         data = data.get("charuco", data) if isinstance(data, dict) else data
         if not isinstance(data, dict):

@@ -18,6 +18,7 @@ from scipy.stats import trim_mean
 
 from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.tiles import COLOUR_NAMES as COLOUR_WORDS
 
 ARC_NAMES = ("R", "Y", "G", "B")
 NOMINAL_HUE_DEG = {"R": 40.0, "Y": 95.0, "G": 150.0, "B": 290.0}
@@ -36,6 +37,9 @@ MIN_CLUSTER_SHARE = 0.05
 """A colour cluster with fewer of the arc pixels than this is a fringe between two colours, not a colour."""
 GAMMA = 2.2
 ROUNDS = 4
+MAX_HUE_OFF_DEG = 40.0
+"""A learned arc colour further than this from its tile colour's hue (after white balance) is not that colour:
+the photo shows no Tantrix tiles (under real room light the four stay within 15 degrees)."""
 BLUE_RANGE = (0.6, 2.0)
 """How far the arcs' hues may move the blue gain the black gave (a factor)."""
 """At most this many rounds of measuring the black on the photo balanced by the gains so far."""
@@ -164,8 +168,22 @@ def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
     lab_b = lab(balanced)
     masks = dict(names, black=black)
     prototypes = {n: tuple(round(float(x), 2) for x in np.median(lab_b[masks[n]], axis=0)) for n in COLOUR_NAMES}
+    _check_hues(prototypes)
     model = ColourModel(gains, prototypes, now())
     return model, separation(model, {n: lab_b[masks[n]] for n in COLOUR_NAMES})
+
+
+def _check_hues(prototypes: dict[str, tuple[float, float, float]]) -> None:
+    """ColourError unless each arc colour learned has roughly its tile colour's hue: four clusters of any
+    colourful things on dark ones (a poster, another game) are not the tiles' red, yellow, green and blue."""
+    for name in ARC_NAMES:
+        _, a, b = prototypes[name]
+        hue = math.degrees(math.atan2(b, a)) % 360
+        if abs((hue - NOMINAL_HUE_DEG[name] + 180) % 360 - 180) > MAX_HUE_OFF_DEG:
+            colour = COLOUR_WORDS[name]
+            raise ColourError(f"what this photo shows as {colour} is not the {colour} of a Tantrix tile (hue {hue:.0f} "
+                              f"degrees, the tiles' is near {NOMINAL_HUE_DEG[name]:.0f}): put face-up tiles showing "
+                              "red, yellow, green and blue in view, lit by the room's usual light")
 
 
 def _blue_from_hues(image: np.ndarray, masks: dict[str, np.ndarray], gains: tuple[float, float, float]

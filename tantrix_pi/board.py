@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -259,12 +260,7 @@ class Board:
 
     @classmethod
     def from_json(cls, text: str) -> Board:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise BoardError(_("not JSON: {error} at line {line} column {column}").format(
-                error=e.msg, line=e.lineno, column=e.colno)) from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text))
 
     @classmethod
     def load(cls, path: str | Path) -> Board:
@@ -295,6 +291,21 @@ def placement_from_dict(t: object, where: str = "placement") -> Placement:
     p = Placement(t["tile"], t["q"], t["r"], t["rot"])
     check_placement(p)
     return p
+
+
+def parse_json(text: str, error: type[TantrixError] = BoardError) -> object:
+    """The values in JSON `text`; `error` (one line) when it is not JSON or is JSON no one writes by hand: a
+    number too long for Python to read, or lists nested thousands deep."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise error(_("not JSON: {error} at line {line} column {column}").format(
+            error=e.msg, line=e.lineno, column=e.colno)) from None
+    except ValueError:  # Python refuses to read an integer with more digits than its limit
+        raise error(_("not JSON that can be read: a number has more than {digits} digits").format(
+            digits=sys.get_int_max_str_digits())) from None
+    except RecursionError:
+        raise error(_("not JSON that can be read: it is nested too deeply")) from None
 
 
 def read_text(path: str | Path) -> str:

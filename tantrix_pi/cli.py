@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import pkgutil
 import sys
 
-from tantrix_pi import commands, i18n
-from tantrix_pi.errors import EXIT_BAD_INPUT, TantrixError
+from tantrix_pi import __version__, commands, i18n
+from tantrix_pi.errors import EXIT_BAD_INPUT, EXIT_UNSURE, TantrixError
 from tantrix_pi.i18n import _
 
 
@@ -32,6 +33,7 @@ class Cli:
 
     def __init__(self) -> None:
         self.parser = Parser(prog="tantrix-pi", description=_("Tantrix referee for a camera over a table."))
+        self.parser.add_argument("--version", action="version", version=f"tantrix-pi {__version__}")
         self.parser.add_argument("--lang", metavar="CODE", help=_(
             "the language of everything said: {languages} (default: from LANGUAGE, LC_ALL, LC_MESSAGES, "
             "LANG, else en)").format(languages=", ".join(i18n.LANGUAGES)))
@@ -77,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except TantrixError as e:
         print(f"tantrix-pi: {e}", file=sys.stderr)
+        if getattr(args, "json", False) and e.exit_code == EXIT_UNSURE:
+            print(json.dumps(e.to_dict()))  # no verdict: a tool reading stdout learns why (bad input: stderr only)
         return e.exit_code
     except KeyboardInterrupt:
         return 130

@@ -12,3 +12,8 @@ class TantrixError(Exception):
     """Base of every error the command line turns into one line and an exit code."""
 
     exit_code = EXIT_BAD_INPUT
+
+    def to_dict(self) -> dict:
+        """The refusal as JSON-ready data: what `--json` prints on stdout, beside the line on stderr, when there
+        is no verdict (exit 3)."""
+        return {"error": str(self), "exit_code": self.exit_code}

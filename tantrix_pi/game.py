@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tantrix_pi.board import Board, BoardError, Placement, placement_from_dict, read_text
+from tantrix_pi.board import Board, BoardError, Placement, parse_json, placement_from_dict, read_text
 from tantrix_pi.errors import EXIT_NO, TantrixError
 from tantrix_pi.i18n import _, listing, ngettext, player_name
 from tantrix_pi.rules import (
@@ -33,6 +33,8 @@ from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, COLOURS
 
 RECORD_FORMAT = "tantrix-game/1"
 HAND_SIZE = 6
+MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
+"""What can be played at a table: a 2-4 player game, a solo puzzle, Gobble or free play (docs/rules.md)."""
 
 # Rule names of the game on top of those of tantrix_pi.rules.
 TURN_ORDER = "turn-order"
@@ -64,6 +66,23 @@ def colour_code(text: str) -> str:
         raise GameError(_("unknown player colour {text!r}: use red, yellow, green, blue (or R, Y, G, B)").format(
             text=text))
     return code
+
+
+def player_colours(text: str | None) -> list[str]:
+    """The players' colour codes from 'red,blue' (names or codes, each once; --players, the web page's photo
+    check); all four when empty."""
+    if not text:
+        return list(COLOURS)
+    out = []
+    for word in text.split(","):
+        try:
+            code = colour_code(word.strip())
+        except GameError:
+            raise GameError(_("players: {word!r} is not a colour (red, yellow, green, blue)").format(
+                word=word.strip())) from None
+        if code not in out:
+            out.append(code)
+    return out
 
 
 def bag_empty_at(players: int) -> int:
@@ -451,6 +470,13 @@ def record_from_dict(data: object) -> Record:
     if data.get("format") != RECORD_FORMAT:
         raise GameError(_("format is {found!r}, expected {wanted!r}").format(found=data.get("format"),
                                                                            wanted=RECORD_FORMAT))
+    mode = data.get("mode", "game")
+    if mode not in MODES:
+        raise GameError(_("mode {mode!r} is not something played with Tantrix tiles: use one of {modes}").format(
+            mode=mode, modes=listing(MODES)))
+    if mode != "game":
+        raise GameError(_("this is a record of {mode}, not of a game: only games of 2-4 players are replayed")
+                        .format(mode=mode))
     players = data.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise GameError(_("'players' must be a list of colours in seating order"))
@@ -495,12 +521,7 @@ def load_record(path: str | Path) -> Record:
     """Read a record file; one-line GameError/BoardError for anything malformed."""
     text = read_text(path)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise GameError(_("{path}: not JSON: {error} at line {line} column {column}").format(
-            path=path, error=e.msg, line=e.lineno, column=e.colno)) from None
-    try:
-        return record_from_dict(data)
+        return record_from_dict(parse_json(text, GameError))
     except (GameError, BoardError) as e:
         raise type(e)(f"{path}: {e}") from None
 

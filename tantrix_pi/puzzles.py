@@ -108,6 +108,8 @@ class Puzzle:
                    else ngettext("the longest {colour} path is a line of {n} tile",
                                  "the longest {colour} path is a line of {n} tiles", len(best))).format(
             colour=name, n=len(best))
+        if not off:  # every tile down is on the path: the missing tiles are named on their own
+            return [_("{goal}: {longest}").format(goal=goal, longest=longest)]
         away = ngettext("off it: tile {tiles}", "off it: tiles {tiles}", len(off)).format(tiles=shown)
         return [_("{goal}: {longest}; {away}").format(goal=goal, longest=longest, away=away)]
 

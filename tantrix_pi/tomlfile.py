@@ -29,6 +29,9 @@ def read_toml(path: str | os.PathLike, error: type[TantrixError], what: str, mis
     except tomllib.TOMLDecodeError as e:
         raise error(_advise(_("{path}: the {what} is not valid TOML ({error})").format(path=path, what=what, error=e),
                             corrupt)) from None
+    except (ValueError, RecursionError):  # a number longer than Python reads, or arrays nested thousands deep
+        raise error(_advise(_("{path}: the {what} cannot be read: a number is too long or the values nest too "
+                              "deeply").format(path=path, what=what), corrupt)) from None
 
 
 def _advise(problem: str, advice: str) -> str:

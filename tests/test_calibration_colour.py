@@ -94,6 +94,29 @@ def test_three_colours_only_is_named():
         learn(image)
 
 
+def not_tantrix(hues_deg, seed=3):
+    """Dark discs each crossed by a bright stripe, in four colours of the given hues: no Tantrix tile at all
+    (draughts with coloured stickers, say)."""
+    rng = np.random.default_rng(seed)
+    img = np.full((600, 800, 3), (170, 180, 190), np.uint8)
+    for k in range(12):
+        x, y = (int(v) for v in rng.integers((60, 60), (740, 540)))
+        cv2.circle(img, (x, y), 50, (20, 20, 20), -1)
+        hsv = np.uint8([[[hues_deg[k % 4] // 2, 220, 230]]])
+        cv2.line(img, (x - 30, y), (x + 30, y), cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].tolist(), 8)
+    return img
+
+
+@pytest.mark.parametrize("hues", [(10, 30, 50, 70), (180, 200, 220, 240)], ids=["oranges", "blues"])
+def test_colours_that_are_not_the_tiles_are_refused_and_nothing_is_saved(tmp_path, capsys, hues):
+    cv2.imwrite(str(tmp_path / "draughts.png"), not_tantrix(hues))
+    path = tmp_path / "p.toml"
+    assert main(["calibrate", "colour", str(tmp_path / "draughts.png"), "--calibration", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not the" in err and "of a Tantrix tile" in err
+    assert not path.exists()
+
+
 def test_cli_colour_writes_the_profile(tmp_path, capsys):
     image, _ = tiles_photo(cast=WARM)
     cv2.imwrite(str(tmp_path / "tiles.png"), image)

@@ -33,6 +33,16 @@ FILES = {
     "typo.toml": b"[camrea]\nsource = 'folder'\n",
     "wrong-type.toml": b"[camera]\nfps = 'fast'\n",
     "out-of-range.toml": b"[mode]\ndiscovery = 31\n",
+    "long-number.json": b'{"format": "tantrix-board/1", "tiles": [{"tile": ' + b"7" * 5000
+                        + b', "q": 0, "r": 0, "rot": 0}]}',
+    "deep.json": b"[" * 100_000 + b"]" * 100_000,
+    "deep-record.json": b'{"format": "tantrix-game/1", "players": ["red", "blue"], "moves": '
+                        + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "long-record.json": b'{"format": "tantrix-game/1", "players": ["red", "blue"], "moves": [{"player": "red", '
+                        b'"tile": 1, "q": ' + b"1" * 5000 + b', "r": 0, "rot": 0}]}',
+    "deep.toml": b"[mode]\nplayers = " + b"[" * 100_000 + b"]" * 100_000 + b"\n",
+    "long.toml": b"[camera]\nfps = " + b"9" * 5000 + b"\n",
+    "deep-sheet.json": b'{"charuco": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
 }
 
 # (argv with {d} for the folder of test files, expected exit code, words the one stderr line must hold)
@@ -48,6 +58,14 @@ CASES = [
     (["board", "score", "{d}/null-tile.json"], 2, "not None"),
     (["board", "show", "{d}/far-cell.json"], 2, "r = 1000000 is off the table"),
     (["board", "show", "{d}/nan-cell.json"], 2, "q must be a whole number, not nan"),
+    (["board", "show", "{d}/long-number.json"], 2, "long-number.json: not JSON that can be read: a number has more"),
+    (["board", "check", "{d}/deep.json"], 2, "deep.json: not JSON that can be read: it is nested too deeply"),
+    (["puzzle", "check", "{d}/deep.json", "--puzzle", "discovery:3"], 2, "nested too deeply"),
+    (["game", "replay", "{d}/deep-record.json"], 2, "deep-record.json: not JSON that can be read"),
+    (["game", "replay", "{d}/long-record.json"], 2, "long-record.json: not JSON that can be read: a number"),
+    (["run", "--config", "{d}/deep.toml"], 2, "deep.toml: the config file cannot be read"),
+    (["run", "--config", "{d}/long.toml"], 2, "long.toml: the config file cannot be read"),
+    (["calibrate", "camera", "{d}/noise.png", "--board", "{d}/deep-sheet.json"], 2, "nested too deeply"),
     (["board", "show", "{d}/good.json", "--png", "{d}/good.json/x.png"], 2, "cannot write the picture"),
     (["board", "show", "{d}/good.json", "--png", "{d}/folder"], 2, "folder: cannot write the picture"),
     (["board", "show", "{d}/good.json", "--scale", "-1"], 2, "--scale"),
@@ -88,6 +106,10 @@ CASES = [
     (["calibrate", "colour", "{d}/missing.png"], 2, "no such file"),
     (["devices", "check", "--seconds", "-1"], 2, "--seconds"),
     (["devices", "check", "--display", "purple"], 2, "not supported"),
+    (["devices", "check", "--display", "png:{d}/missing/frames"], 2, "png:{d}/missing/frames: no such folder"),
+    (["calibrate", "board", "--out", "{d}/missing/sheet.png"], 2, "sheet.png: cannot write it (No such file"),
+    (["calibrate", "markers", "--out", "{d}/missing/markers.pdf"], 2, "markers.pdf: cannot write it (No such file"),
+    (["board", "show", "{d}/good.json", "--png", "{d}/missing/b.png"], 2, "b.png: cannot write the picture (No such"),
 ]
 
 
@@ -115,7 +137,8 @@ def test_bad_input_is_one_line_and_exit_code(files, argv, code, words, capsys, m
     lines = [line for line in err.splitlines() if line.strip()]
     assert "Traceback" not in err
     assert len(lines) == 1, err
-    assert words in lines[0]
+    assert words.format(d=files) in lines[0]
+    assert not (files / "missing").exists()  # an output path in a folder that is not there makes no folder
 
 
 def test_corrupt_state_database_is_kept(files, capsys):
@@ -138,3 +161,37 @@ def test_output_into_a_closed_pipe_stops_quietly(files, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdout", ClosedPipe())
     assert main(["board", "score", str(files / "good.json")]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    import tantrix_pi
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"tantrix-pi {tantrix_pi.__version__}\n"
+    assert version("tantrix-pi") == tantrix_pi.__version__  # one version, in the package, read by pyproject.toml
+
+
+def test_a_refusal_with_json_is_json_on_stdout_too(tmp_path, capsys):
+    from tantrix_pi.board import Board
+    from tantrix_pi.simulator import PLAIN, legal_board, render
+
+    # cell (0, 0) 10 px from the right edge of the frame: the board runs off it
+    image, _ = render(legal_board(5, seed=2), seed=2, size=(700, 500), tile_px=70.0, focus=(0, 0), center=(690, 250),
+                      **PLAIN)
+    cut = str(tmp_path / "cut.png")
+    cv2.imwrite(cut, image)
+    for argv in (["check", cut, "--puzzle", "discovery:5", "--json"], ["score", cut, "--json"],
+                 ["puzzle", "hint", cut, "--puzzle", "discovery:5", "--json"]):
+        assert main(argv) == 3
+        captured = capsys.readouterr()
+        refusal = json.loads(captured.out)
+        assert refusal["exit_code"] == 3 and refusal["error"] in captured.err
+        assert refusal["doubts"] and all(d["kind"] in ("unsure", "face down", "unreadable") for d in refusal["doubts"])
+        assert all(d["cell"] is None or d["cell"][0] in range(-6, 7) for d in refusal["doubts"])
+
+    empty = str(tmp_path / "table.png")
+    cv2.imwrite(empty, render(Board(), seed=3, size=(800, 600), **{**PLAIN, "noise": 1.5})[0])
+    assert main(["detect", empty, "--json"]) == 3
+    assert json.loads(capsys.readouterr().out) == {"error": f"{empty}: no tile found", "exit_code": 3, "doubts": []}

@@ -152,6 +152,11 @@ def test_replay_stops_at_the_first_illegal_move_and_says_which():
      '"r": 0, "rot": 0}, {"player": "blue", "tile": 1, "q": 1, "r": 0, "rot": 0}]}', "placed twice"),
     ('{"format": "tantrix-game/1", "players": ["red", "blue"], "moves": [{"player": "red", "tile": 1, "q": 0, '
      '"r": 0, "rot": 0}, {"player": "blue", "tile": 2, "q": 0, "r": 0, "rot": 0}]}', "two tiles in cell"),
+    ('{"format": "tantrix-game/1", "mode": "chess", "players": ["red", "blue"], "moves": []}',
+     "mode 'chess' is not something played with Tantrix tiles"),
+    ('{"format": "tantrix-game/1", "mode": ["game"], "players": ["red", "blue"], "moves": []}', "mode"),
+    ('{"format": "tantrix-game/1", "mode": "discovery", "puzzle": "discovery:5", "players": [], "moves": []}',
+     "of discovery, not of a game"),
 ])
 def test_malformed_records_are_bad_input_with_one_line(tmp_path, text, message):
     path = tmp_path / "r.json"

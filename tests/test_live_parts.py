@@ -1,4 +1,6 @@
 import sqlite3
+import struct
+import zlib
 
 import cv2
 import numpy as np
@@ -17,7 +19,9 @@ from tantrix_pi.devices.sources import (
 )
 from tantrix_pi.live import config
 from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.service import make_source
 from tantrix_pi.live.store import Event, Move, Store, StoreError
+from tantrix_pi.vision import photo
 
 
 def table(shade=120, hand=None):
@@ -34,12 +38,43 @@ def test_folder_source_replays_images_in_name_order(tmp_path):
         cv2.imwrite(str(tmp_path / f"f{i}.png"), table(shade=10 * i))
     (tmp_path / "notes.txt").write_text("not a frame")
     (tmp_path / "f1b.jpg").write_bytes(b"truncated")  # skipped with a warning
-    src = folder_source(tmp_path)
+    src = folder_source(tmp_path, read=photo.load)
     src.open()
     shades = [int(src.read()[0, 0, 0]) for _ in range(3)]
     assert shades == [0, 10, 20]
     with pytest.raises(EndOfRecording):
         src.read()
+
+
+def bomb_png(width: int, height: int) -> bytes:
+    """A valid grey PNG of width x height pixels, a few kB on disk (zeros compress 1000 to 1)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    packer, row, parts = zlib.compressobj(9), bytes(width + 1), []
+    parts += [packer.compress(row) for _ in range(height)]
+    idat = b"".join(parts) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def test_the_service_reads_a_frame_folder_as_the_command_line_reads_a_photo(tmp_path, caplog):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in (0, 2, 4):
+        cv2.imwrite(str(frames / f"{i}.png"), table(shade=10 * i))
+    (frames / "1.png").write_bytes(bomb_png(9000, 9000))  # 81 million pixels in a few kB
+    ok, jpeg = cv2.imencode(".jpg", table(shade=30))
+    (frames / "3.jpg").write_bytes(jpeg.tobytes()[: len(jpeg) * 2 // 3])  # cut off: OpenCV would still decode it
+    cfg = config.from_dict({"camera": {"source": "folder", "path": str(frames)}})
+    src = make_source(cfg)
+    src.open()
+    shades = [int(src.read()[0, 0, 0]) for _ in range(3)]
+    assert shades == [0, 20, 40]
+    with pytest.raises(EndOfRecording):
+        src.read()
+    skipped = [r.getMessage() for r in caplog.records if "frame skipped" in r.getMessage()]
+    assert len(skipped) == 2 and "9000x9000 is too large" in skipped[0] and "truncated" in skipped[1]
 
 
 def test_video_source_and_missing_inputs(tmp_path):
@@ -58,7 +93,7 @@ def test_video_source_and_missing_inputs(tmp_path):
         video_source(tmp_path / "nope.mp4")
     with pytest.raises(CameraGone, match="holds no images"):
         (tmp_path / "empty").mkdir()
-        folder_source(tmp_path / "empty")
+        folder_source(tmp_path / "empty", read=photo.load)
 
 
 def test_opencv_camera_that_is_not_there_is_camera_gone():

@@ -50,6 +50,15 @@ def test_a_line_through_all_tiles_is_not_the_loop_asked_for():
     assert p.check(line).reasons == ("the red path is a line, not a loop",)
 
 
+def test_a_path_through_every_tile_down_names_no_tile_off_it():
+    p = puzzle("discovery:5")
+    part = path_search((1, 2, 3), p.colour, loop=False)
+    reasons = p.check(part).reasons
+    assert "tile 4 is missing" in reasons and "tile 5 is missing" in reasons
+    assert "not one red loop through all 5 tiles: the longest red path is a line of 3" in reasons
+    assert not any("off it" in r for r in reasons)
+
+
 def test_a_hole_is_named_by_its_cell():
     ring = tile_up(list(neighbours((0, 0))), avoid=range(7, 57))
     verdict = puzzle("discovery:6").check(ring)

@@ -7,7 +7,7 @@ import json
 
 from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
-from tantrix_pi.game import GameError, bag_empty_at, colour_code
+from tantrix_pi.game import bag_empty_at, player_colours
 from tantrix_pi.grid import fmt, neighbour
 from tantrix_pi.i18n import _, colour_name, ngettext
 from tantrix_pi.render import Highlights, render, save
@@ -20,7 +20,6 @@ from tantrix_pi.rules import (
     reading_order,
 )
 from tantrix_pi.scoring import four_lines, four_loops, outcome
-from tantrix_pi.tiles import COLOURS
 
 
 def register(cli) -> None:
@@ -153,22 +152,6 @@ def check(args) -> int:
 
 def _tiles_in(file: str, board: Board) -> str:
     return ngettext("{file}: {n} tile", "{file}: {n} tiles", len(board)).format(file=file, n=len(board))
-
-
-def player_colours(text: str | None) -> list[str]:
-    """The players' colour codes from --players 'red,blue' (names or codes, each once); all four when empty."""
-    if not text:
-        return list(COLOURS)
-    out = []
-    for word in text.split(","):
-        try:
-            code = colour_code(word.strip())
-        except GameError:
-            raise GameError(_("--players: {word!r} is not a colour (red, yellow, green, blue)").format(
-                word=word.strip())) from None
-        if code not in out:
-            out.append(code)
-    return out
 
 
 def score(args) -> int:

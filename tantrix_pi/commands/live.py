@@ -6,6 +6,7 @@ import json
 import logging
 import signal
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from tantrix_pi import i18n
@@ -14,7 +15,6 @@ from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
 from tantrix_pi.i18n import _
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.store import Store, StoreError
-from tantrix_pi.tiles import COLOUR_NAMES
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -25,12 +25,39 @@ def register(cli) -> None:
     p = cli.command("demo", _("Replay the bundled recording of a 2-player game through the live referee."), cmd_demo)
     p.add_argument("--out", default="demo-out", metavar="DIR",
                    help=_("where to write frames, GIF, events (demo-out)"))
+    p.add_argument("--web", nargs="?", type=_port, const=8080, metavar="PORT",
+                   help=_("serve the table's web page on PORT (8080) while the game replays, and after it until "
+                          "Ctrl-C"))
+    p.add_argument("--fps", type=_fps, metavar="N",
+                   help=_("frames per second of the replay (default: as fast as it goes; 6 with --web)"))
     game = cli.group("game", _("Games of 2-4 players: records and replays."))
     p = cli.command("export", _("Write the current (or last) game's record, as `game replay` reads it."), cmd_export,
                     parent=game)
     p.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
     p.add_argument("--config", metavar="FILE", help=_("the service's configuration (for its state folder)"))
     p.add_argument("--state-dir", metavar="DIR", help=_("the state folder (overrides the configuration)"))
+
+
+def _port(text: str) -> int:
+    import argparse
+
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(_("needs a TCP port 1..65535 (0: any free one), not {text!r}").format(
+            text=text))
+    return int(text)
+
+
+def _fps(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 240:
+        raise argparse.ArgumentTypeError(_("needs frames per second 0..240 (0: as fast as it goes), not {text!r}")
+                                         .format(text=text))
+    return value
 
 
 class StopRequest:
@@ -60,33 +87,36 @@ def cmd_run(args) -> int:
     from tantrix_pi.live.sdnotify import Notifier
     from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
     from tantrix_pi.live.sinks import Sinks
+    from tantrix_pi.web import server as web_server
 
     cfg = config_mod.load(args.config)
     i18n.use(i18n.choose(args.lang, cfg.language))
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     profile_path = Path(cfg.paths["profile"]) if cfg.paths["profile"] else cfg.state_dir / "profile.toml"
     detect = make_detector(cfg.paths["profile"], follow=profile_path)
-    store = Store(cfg.state_dir / "state.db")
-    if store.moved_aside:
-        log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
-    sink = Sinks(standard_sinks(cfg))
-    loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
-                    stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
-                    motion=cfg.gate["motion"], notifier=Notifier())
-    loop.hint_timeout = cfg.mode["hint_s"]
-    stop_request.attach(loop)
-    buttons = start_buttons(cfg, loop)
-    if buttons is not None:
-        loop.calibrate = menu_calibration(profile_path, detect)
-    log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
-             cfg.camera["source"])
-    try:
-        loop.run()
-    finally:
+    with ExitStack() as opened:  # whatever fails to start, what was opened is closed (the state lock freed)
+        store = Store(cfg.state_dir / "state.db", lock=True)
+        opened.callback(store.close)
+        if store.moved_aside:
+            log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
+        hub = web_server.hub_for(cfg)
+        sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else [])])
+        opened.callback(sink.close)
+        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
+                        stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
+                        motion=cfg.gate["motion"], notifier=Notifier())
+        loop.hint_timeout = cfg.mode["hint_s"]
+        stop_request.attach(loop)
+        web = web_server.start(cfg, loop, hub, detect, profile_path)
+        if web is not None:
+            opened.callback(web.stop)
+        buttons = start_buttons(cfg, loop)
         if buttons is not None:
-            buttons.close()
-        sink.close()
-        store.close()
+            opened.callback(buttons.close)
+            loop.calibrate = menu_calibration(profile_path, detect)
+        log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
+                 cfg.camera["source"])
+        loop.run()
     log.info("referee stopped after %d frames", loop.stats.frames)
     return EXIT_OK
 
@@ -104,7 +134,6 @@ def menu_calibration(profile_path: Path, detect):
 
 def cmd_demo(args) -> int:
     from tantrix_pi.live.demo import run_demo
-    from tantrix_pi.live.tracker import apply, register
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -115,7 +144,43 @@ def cmd_demo(args) -> int:
     except OSError as e:
         raise TantrixError(_("--out {path}: cannot make the folder ({error})").format(path=out,
                                                                                      error=e.strerror)) from None
-    loop, demo, elapsed = run_demo(out)
+    web = hub = None
+    if args.web is not None:
+        from tantrix_pi.web.hub import Hub
+        from tantrix_pi.web.server import addresses, listen, serve
+
+        hub = Hub()
+        sock = listen("", args.web)  # before the replay: a port in use is one line at once
+    fps = args.fps if args.fps is not None else 6.0 if args.web is not None else 0.0
+
+    def started(loop) -> None:
+        nonlocal web
+        if hub is not None:
+            from tantrix_pi.live.service import make_detector
+
+            hub.show(loop.view())
+            web = serve(hub, sock, state_db=loop.store.path, detect=make_detector(""), profile=out / "profile.toml")
+            print(_("demo: the table's page is at {addresses} (pairing code {code})").format(
+                addresses=" | ".join(addresses(sock)), code=web.site.pairing.code), flush=True)
+
+    loop, demo, elapsed = run_demo(out, extra=hub, fps=fps, started=started)
+    code = _demo_verdict(out, loop, demo, elapsed)
+    if web is not None:
+        print(_("demo: the game is over; the page stays at http://localhost:{port}/ until Ctrl-C").format(
+            port=web.port))
+        try:
+            web.thread.join()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            web.stop()
+    return code
+
+
+def _demo_verdict(out: Path, loop, demo, elapsed: float) -> int:
+    """Print what the demo did; exit 0 when every recorded placement was recognised in order."""
+    from tantrix_pi.live.tracker import apply, register
+
     stored = [m.placement for m in loop.store.moves(loop.game)]
     s = loop.stats
     print(_("demo: {frames} frames in {seconds:.1f} s ({fps:.1f} fps): {skipped} skipped for motion, {detected} "
@@ -136,21 +201,6 @@ def cmd_demo(args) -> int:
     return EXIT_NO
 
 
-def record_of(store: Store, game: int, setup: dict) -> dict:
-    """The game record of a stored game: players, then every placement and end of turn in order."""
-    players = [COLOUR_NAMES[c] for c in setup.get("players", [])]
-    ends = [e.data for e in store.events(game) if e.kind == "end_turn"]
-    moves = [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == 0]
-    for m in store.moves(game):
-        move = {"player": COLOUR_NAMES[m.player] if m.player else None, **m.placement.to_dict()}
-        if not m.legal:
-            move["legal"] = False
-        moves.append(move)
-        moves += [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == m.seq]
-    return {"format": "tantrix-game/1", "players": players, "mode": setup.get("mode", "game"),
-            "puzzle": setup.get("puzzle"), "moves": moves}
-
-
 def cmd_export(args) -> int:
     if args.state_dir:
         state = Path(args.state_dir)
@@ -159,12 +209,12 @@ def cmd_export(args) -> int:
     db = state / "state.db"
     if not db.exists():
         raise StoreError(_("{path}: no game recorded here (is the state folder right?)").format(path=db))
-    store = Store(db, keep_aside=False)
+    store = Store(db, read_only=True)
     try:
         game = store.current_game() or store.last_game()
         if game is None:
             raise StoreError(_("{path}: no game recorded yet").format(path=db))
-        text = json.dumps(record_of(store, *game), indent=1) + "\n"
+        text = json.dumps(store.record(game[0]), indent=1) + "\n"
     finally:
         store.close()
     if args.out:

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import json
 
-from tantrix_pi.commands.board import player_colours
-from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
+from tantrix_pi.errors import EXIT_OK, TantrixError
+from tantrix_pi.game import player_colours
 from tantrix_pi.grid import Cell, fmt
-from tantrix_pi.i18n import _, ngettext, player_name
+from tantrix_pi.i18n import _, ngettext
 from tantrix_pi.puzzles import PUZZLE_HELP
-from tantrix_pi.tiles import COLOUR_NAMES
 from tantrix_pi.vision.detection import CONFIDENT
-
-
-class Unsure(TantrixError):
-    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3)."""
-
-    exit_code = EXIT_UNSURE
+from tantrix_pi.vision.verdict import Unsure, judgeable, overlay
 
 
 def register(cli) -> None:
@@ -49,22 +43,11 @@ def detect_photo(path: str, calibration: str | None = None):
     return image, detect(image, profile=profile)
 
 
-def judge_photo(path: str, calibration: str | None = None, refused=None):
-    """The photo at `path` and its detection when a verdict may be built on it: `check`, `score` and `puzzle hint`.
-
-    Else Unsure (exit 3) naming every doubt (`Detection.doubts`) or saying that no tile was found; `refused(image,
-    detection, reason)` is called first (to draw the refusal on the overlay). A wrong verdict is worse than none.
-    """
+def judge_photo(path: str, calibration: str | None = None):
+    """The photo at `path` and its detection when a verdict may be built on it (`puzzle hint`); else Unsure."""
     image, det = detect_photo(path, calibration)
-    doubts = det.doubts()
-    if det.tiles and not doubts:
-        return image, det
-    # the doubts are the detector's own words (English until it gives them as codes)
-    reason = (_("not sure enough to judge: {doubts}").format(doubts="; ".join(map(str, doubts))) if det.tiles
-              else _("no tile found"))
-    if refused is not None:
-        refused(image, det, reason)
-    raise Unsure(_("{path}: {reason}").format(path=path, reason=reason))
+    judgeable(det, path)
+    return image, det
 
 
 def _profile(path: str):
@@ -74,16 +57,13 @@ def _profile(path: str):
     return Profile.load(path)
 
 
-def _write_overlay(args, image, det, notes=(), paths=()) -> None:
+def _write_overlay(args, img) -> None:
     if not args.overlay:
         return
-    from tantrix_pi.vision import overlay
+    from tantrix_pi.vision import overlay as draw
 
-    img = overlay.draw(image, det, notes)
-    for colour, cells, loop in paths:
-        overlay.draw_path(img, det, cells, colour, loop)
     try:
-        overlay.save(args.overlay, img)
+        draw.save(args.overlay, img)
     except Exception as e:  # OpenCV raises its own error type for unknown extensions
         raise TantrixError(_("--overlay {path}: cannot write it ({error})").format(
             path=args.overlay, error=str(e).splitlines()[-1][:80])) from None
@@ -95,8 +75,9 @@ def _where(cell: Cell, px) -> str:
 
 def run_detect(args) -> int:
     image, det = detect_photo(args.image, args.calibration)
-    _write_overlay(args, image, det, [ngettext("{n} tile, {unsure} unsure", "{n} tiles, {unsure} unsure",
-                                               len(det.tiles)).format(n=len(det.tiles), unsure=len(det.unsure()))])
+    note = ngettext("{n} tile, {unsure} unsure", "{n} tiles, {unsure} unsure", len(det.tiles)).format(
+        n=len(det.tiles), unsure=len(det.unsure()))
+    _write_overlay(args, overlay(image, det, [note]))
     if not det.tiles:
         raise Unsure(_("{path}: no tile found").format(path=args.image))
     if args.json:
@@ -129,47 +110,30 @@ def _unread(kind: str, u) -> str:
     return text.format(tile=u.tile, x=x, y=y, reason=u.reason)
 
 
-def _judged(args, label: str):
-    """`judge_photo` for check and score: a refusal is also drawn on the overlay, under `label`."""
-    return judge_photo(args.image, args.calibration,
-                       lambda image, det, reason: _write_overlay(args, image, det, [f"{label}: {reason[:90]}"]))
+def _judged(args, label: str, judge) -> int:
+    """A verdict through `tantrix_pi.vision.verdict` (as the web page's photo check), printed and drawn; a
+    refusal is drawn on the overlay too, under `label`."""
+    image, det = detect_photo(args.image, args.calibration)
+    try:
+        verdict = judge(det)
+    except Unsure as e:
+        _write_overlay(args, overlay(image, det, [f"{label}: {e.reason[:90]}"]))
+        raise
+    _write_overlay(args, overlay(image, det, verdict.notes, verdict.paths))
+    print(json.dumps(verdict.answer) if args.json else "\n".join(verdict.lines))
+    return verdict.exit_code
 
 
 def run_check(args) -> int:
     from tantrix_pi.puzzles import puzzle
+    from tantrix_pi.vision.verdict import check
 
     goal = puzzle(args.puzzle)
-    image, det = _judged(args, _("no verdict"))
-    verdict = goal.check(det.board)
-    head = (_("{puzzle}: solved") if verdict.solved else _("{puzzle}: not solved")).format(puzzle=goal.title)
-    _write_overlay(args, image, det, [head, *verdict.reasons])
-    if args.json:
-        print(json.dumps({"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
-                          "detection": det.to_dict()}))
-    else:
-        print(head)
-        for reason in verdict.reasons:
-            print(f"  {reason}")
-    return EXIT_OK if verdict.solved else EXIT_NO
+    return _judged(args, _("no verdict"), lambda det: check(det, goal, args.image))
 
 
 def run_score(args) -> int:
-    from tantrix_pi.scoring import outcome
+    from tantrix_pi.vision.verdict import score
 
     colours = player_colours(args.players)
-    image, det = _judged(args, _("no scores"))
-    over = outcome(det.board, colours)
-    table = {c: over.scores[c] for c in colours}
-    lines = [_("{player}: line {line}, loop {loop} -> {score}").format(player=player_name(c), line=s.line,
-                                                                        loop=s.loop, score=s.score)
-             for c, s in table.items()]
-    paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
-    _write_overlay(args, image, det, [*lines, over.result()], paths)
-    if args.json:
-        print(json.dumps({"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
-                                     for c, s in table.items()},
-                          "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}))
-    else:
-        print("\n".join(lines))
-        print(over.result())
-    return EXIT_OK
+    return _judged(args, _("no scores"), lambda det: score(det, colours, args.image))

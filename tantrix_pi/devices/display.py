@@ -70,11 +70,8 @@ class PngDevice(MemoryDevice):
     def __init__(self, directory: str | Path, size: tuple[int, int], mode: str) -> None:
         super().__init__(size, mode)
         self.directory = Path(directory)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise DeviceError(_("display png:{folder}: cannot make the folder ({error})").format(
-                folder=directory, error=e.strerror)) from None
+        if not self.directory.is_dir():  # as `board show --png` does: a mistyped path is not made
+            raise DeviceError(_("display png:{folder}: no such folder").format(folder=directory))
         self.count = 0
 
     def display(self, image: Image.Image) -> None:

@@ -7,11 +7,10 @@ from dataclasses import dataclass, replace
 from tantrix_pi import i18n
 from tantrix_pi.devices.buttons import Event
 from tantrix_pi.devices.screen import Screen
+from tantrix_pi.game import MODES
 from tantrix_pi.i18n import N_, _, colour_name, ngettext, pgettext, player_name
 from tantrix_pi.tiles import BACK_COLOURS, COLOUR_NAMES, COLOURS
 
-MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
-"""What is played: a 2-4 player game, a puzzle, or free play."""
 DISCOVERY = tuple(range(3, 31))
 MULTIPLAYER = ("game", "gobble")
 

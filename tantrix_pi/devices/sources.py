@@ -187,8 +187,13 @@ class ReplaySource(FrameSource):
             raise EndOfRecording() from None
 
 
-def folder_source(folder: str | Path, fps: float = 0.0) -> ReplaySource:
-    """The images of a folder, in name order, replayed at `fps`."""
+def folder_source(folder: str | Path, fps: float = 0.0, *, read: Callable[[Path], np.ndarray]) -> ReplaySource:
+    """The images of a folder, in name order, replayed at `fps`.
+
+    `read` opens one file: the command line's guarded photo reader (`vision.photo.load`), which refuses with
+    a TantrixError what is not a whole photo (truncated, corrupt, or a few kB claiming 20000x20000 pixels)
+    before decoding it. Such a file is skipped with a warning, never used as a frame.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         raise CameraGone(_("{folder}: no such folder of frames").format(folder=folder))
@@ -199,9 +204,10 @@ def folder_source(folder: str | Path, fps: float = 0.0) -> ReplaySource:
 
     def frames() -> Iterator[np.ndarray]:
         for p in files:
-            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-            if img is None:  # skipped, not CameraGone: reopening would replay the folder from its start
-                log.warning("%s: not a readable image, skipped", p)
+            try:
+                img = read(p)
+            except TantrixError as e:  # skipped, not CameraGone: reopening would replay the folder from its start
+                log.warning("%s; frame skipped", e)
                 continue
             yield img
 

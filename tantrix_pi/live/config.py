@@ -12,13 +12,13 @@ from pathlib import Path
 
 from tantrix_pi import i18n
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.game import MODES
 from tantrix_pi.i18n import N_, _
 from tantrix_pi.tiles import COLOUR_NAMES
 from tantrix_pi.tomlfile import read_toml, state_directory
 from tantrix_pi.vision.detection import CONFIDENT
 
 PLAYER_COLOURS = ("red", "yellow", "green", "blue")
-MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
 SOURCES = ("picamera2", "opencv", "folder", "video")
 DISPLAYS = ("none", "png", "ssd1306", "sh1106", "st7789", "ili9341")
 SPI_DISPLAYS = ("st7789", "ili9341")
@@ -99,6 +99,12 @@ SCHEMA: dict[str, dict[str, tuple]] = {  # docs/config.md lists the same keys (a
         "rainbow": ("green", lambda v: v in RAINBOWS, N_("one of {choices}"), RAINBOWS),
         "hint_s": (20.0, lambda v: _num(v) and 1 <= v <= 300, N_("seconds 1..300 the solver may think about a hint")),
     },
+    "web": {
+        "enabled": (True, lambda v: isinstance(v, bool), "true or false"),
+        "port": (8080, lambda v: _int(v) and 1 <= v <= 65535, "a TCP port 1..65535"),
+        "bind": ("", lambda v: isinstance(v, str) and " " not in v,
+                 'an address of this machine ("127.0.0.1", "192.168.1.20"), or "" for every address'),
+    },
     "paths": {
         "state_dir": ("/var/lib/tantrix-pi", lambda v: isinstance(v, str) and v != "", N_("a folder")),
         "profile": ("", lambda v: isinstance(v, str), N_("a calibration profile file, or empty")),
@@ -124,6 +130,7 @@ class Config:
     buttons: dict = field(default_factory=dict)
     voice: dict = field(default_factory=dict)
     mode: dict = field(default_factory=dict)
+    web: dict = field(default_factory=dict)
     paths: dict = field(default_factory=dict)
     language: str = ""
     """The referee's language; empty: `--lang` or the environment decides (i18n.choose)."""

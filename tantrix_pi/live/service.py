@@ -34,7 +34,9 @@ def make_source(cfg: Config) -> FrameSource:
     if cam["source"] == "opencv":
         return OpenCVSource(cam["device"], cam["size"])
     if cam["source"] == "folder":
-        return folder_source(cam["path"], cam["fps"])
+        from tantrix_pi.vision import photo
+
+        return folder_source(cam["path"], cam["fps"], read=photo.load)
     return video_source(cam["path"], cam["fps"])
 
 
@@ -142,3 +144,4 @@ def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
         return None
     loop.menu = menu_of(cfg)
     return buttons
+

@@ -76,10 +76,18 @@ class Stored:
 class Store:
     """The SQLite state of the current game; `commit` writes a board, move changes and events at once."""
 
-    def __init__(self, path: str | Path, keep_aside: bool = True) -> None:
-        """Open (or create) the database; a corrupt file is renamed aside when `keep_aside`, else StoreError."""
+    def __init__(self, path: str | Path, keep_aside: bool = True, read_only: bool = False) -> None:
+        """Open (or create) the database; a corrupt file is renamed aside when `keep_aside`, else StoreError.
+
+        `read_only`: only read an existing database (the web page's thread, beside the referee's writes: WAL
+        lets it read without ever making the referee wait)."""
         self.path = Path(path)
         self.moved_aside: Path | None = None
+        if read_only:
+            if not self.path.exists():
+                raise StoreError(_("{path}: no game recorded here").format(path=self.path))
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None, timeout=5.0)
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -154,6 +162,53 @@ class Store:
         """(id, setup) of the most recent game, running or ended."""
         row = self.db.execute("SELECT id, setup FROM games ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
+
+    def games(self) -> list[dict]:
+        """Every game, newest first: number, setup, start and end (seconds since the epoch), tiles."""
+        rows = self.db.execute("SELECT id, setup, started, ended, (SELECT COUNT(*) FROM moves m WHERE m.game=g.id) "
+                               "FROM games g ORDER BY id DESC").fetchall()
+        return [{"game": i, "setup": json.loads(s), "started": a, "ended": b, "tiles": n} for i, s, a, b, n in rows]
+
+    def setup(self, game: int) -> dict:
+        """The setup a game was started with; StoreError when there is no such game."""
+        row = self.db.execute("SELECT setup FROM games WHERE id=?", (game,)).fetchone()
+        if row is None:
+            raise StoreError(_("{path}: there is no game {game}").format(path=self.path, game=game))
+        return json.loads(row[0])
+
+    def record(self, game: int) -> dict:
+        """The `tantrix-game/1` record of a stored game: players, then every placement and end of turn in order."""
+        from tantrix_pi.tiles import COLOUR_NAMES
+
+        setup = self.setup(game)
+        players = [COLOUR_NAMES[c] for c in setup.get("players", [])]
+        ends = [e.data for e in self.events(game) if e.kind == "end_turn"]
+        moves = [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == 0]
+        for m in self.moves(game):
+            move = {"player": COLOUR_NAMES[m.player] if m.player else None, **m.placement.to_dict()}
+            if not m.legal:
+                move["legal"] = False
+            moves.append(move)
+            moves += [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == m.seq]
+        return {"format": "tantrix-game/1", "players": players, "mode": setup.get("mode", "game"),
+                "puzzle": setup.get("puzzle"), "moves": moves}
+
+    def steps(self, game: int) -> list[tuple[Board, list[Event]]]:
+        """The game as it was seen: the empty table, then each committed board, each with the events
+        announced with it (and those that came with no board, until the next one)."""
+        self.setup(game)
+        steps: list[tuple[Board, list[Event]]] = [(Board(), [])]
+        index: dict[int, int] = {}
+        for board_id, text in self.db.execute("SELECT id, board FROM boards WHERE game=? ORDER BY id", (game,)):
+            index[board_id] = len(steps)
+            steps.append((Board.from_json(text), []))
+        current = 0
+        for board_id, kind, text, data in self.db.execute(
+                "SELECT board, kind, text, data FROM events WHERE game=? ORDER BY id", (game,)):
+            if board_id is not None:
+                current = index.get(board_id, current)
+            steps[current][1].append(Event(kind, text, json.loads(data)))
+        return steps
 
     # -- state ------------------------------------------------------------------------------------
     def board(self, game: int) -> Board:

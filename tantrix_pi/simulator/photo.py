@@ -11,15 +11,17 @@ camera above the table sees: clockwise on the table is clockwise in the image.
 The truth (a JSON-ready dict) follows the dataset truth of `dataset/dev` where it can: `board`,
 `tiles[]` with `tile`, `on_board`, `face_up`, `q`, `r`, `rot`, `center_px`, `corners_px`,
 `across_flats_px`, `edges[]` (`colour`, `sample_px`, `direction`), `fraction_in_image`,
-`washed_out`, plus `occluded_fraction` (share of the tile under the hand) and the parameters used.
+`washed_out`, plus `occluded_fraction` (share of the tile under a hand or clutter), the clutter and the
+parameters used.
 See docs/simulator.md.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 import cv2
@@ -28,10 +30,10 @@ import numpy as np
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import SQRT3, centre, corners, edge_midpoint
 from tantrix_pi.simulator.camera import Lens, camera_homography, focal_px, pose, sensor, to_image
-from tantrix_pi.simulator.light import LIGHT_STEP, illuminate
-from tantrix_pi.simulator.objects import draw_hand
+from tantrix_pi.simulator.light import LIGHT_STEP, illuminate, shadow_across
+from tantrix_pi.simulator.objects import CLUTTER, Clutter, draw_clutter, draw_hand
 from tantrix_pi.simulator.sprites import PALETTES, SIDE, tile_sprite
-from tantrix_pi.simulator.tables import TILE_MM, table_texture
+from tantrix_pi.simulator.tables import TABLES, TILE_MM, table_texture
 from tantrix_pi.tiles import TILES
 
 FORMAT = "tantrix-pi-synth/1"
@@ -44,6 +46,10 @@ PLAIN = {"blur": 0.0, "noise": 0.0, "jpeg_quality": None, "glare": 0.0}
 """A plain look: no blur, grain, JPEG or glare (the light's colour and unevenness are still there)."""
 
 LOOSE_STYLES = ("scattered", "row")
+
+Sprites = Callable[[int, bool, float], np.ndarray]
+"""(tile number, face up, circumradius px) -> its top face as a square BGRA uint8 picture, colour premultiplied
+by alpha, in its stored turn, pointy-top, centred on the picture's middle pixel."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +72,8 @@ class Photo:
     truth: dict
     """JSON-ready: where every tile lies in the image and everything used to draw it (docs/simulator.md)."""
     cover: np.ndarray | None
-    """uint8 mask at image resolution of everything lying over tiles (a hand and arm): 255 covered, 0 clear,
-    soft at its edges; None when nothing does."""
+    """uint8 mask at image resolution of everything lying over tiles (a hand and arm, clutter): 255 covered,
+    0 clear, soft at its edges; None when nothing does."""
 
 
 class _Laid(NamedTuple):
@@ -83,13 +89,6 @@ class _Laid(NamedTuple):
     """How a tile apart from the board lies: scattered, row (a player's hand) or given (an `Apart`)."""
 
 
-def _hand_place(seed: int, tile: int, key: tuple[int, int]) -> tuple[float, float, float]:
-    """A placed-by-hand offset (dx, dy in circumradii) and twist (degrees), fixed by seed, tile and cell."""
-    r = np.random.default_rng([seed & 0xFFFFFFFF, tile, key[0] + 1000, key[1] + 1000])
-    dx, dy = np.clip(r.normal(0, 0.018, 2), -0.04, 0.04)
-    return float(dx), float(dy), float(np.clip(r.normal(0, 1.5), -4, 4))
-
-
 def render(board: Board, **params) -> tuple[np.ndarray, dict]:
     """Photograph `board` on a table: (image BGR uint8, truth dict); the parameters are `render_scene`'s."""
     photo = render_scene(board, **params)
@@ -99,86 +98,146 @@ def render(board: Board, **params) -> tuple[np.ndarray, dict]:
 def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232), tile_px: float = 90.0,
                  yaw_deg: float = 0.0, tilt_deg: float = 0.0, tilt_azimuth_deg: float | None = None,
                  light_k: float = 5000.0, awb: float = 0.6, exposure: float = 1.0, table: str = "wood",
-                 glare: float = 0.0, blur: float = 0.6, noise: float = 1.0, jpeg_quality: int | None = 85,
-                 loose: Sequence[int] = (), face_down: Sequence[int] = (), loose_style: str = "scattered",
-                 apart: Sequence[Apart] = (), occluder: str | tuple[float, float] | None = None,
+                 glare: float = 0.0, glare_spots: int = 1, cast_shadow: float = 0.0, blur: float = 0.6,
+                 noise: float = 1.0, jpeg_quality: int | None = 85, loose: Sequence[int] = (),
+                 face_down: Sequence[int] = (), loose_style: str = "scattered", apart: Sequence[Apart] = (),
+                 occluder: str | tuple[float, float] | None = None, clutter: Sequence[str | Clutter] = (),
                  center: tuple[float, float] | None = None, focus: tuple[float, float] | None = None,
-                 gap: float = 0.03, k1: float = 0.0, k2: float = 0.0, frame: int = 0) -> Photo:
+                 gap: float = 0.03, jitter: float = 1.0, rim: float = 1.0, sprites: Sprites | None = None,
+                 k1: float = 0.0, k2: float = 0.0, frame: int = 0) -> Photo:
     """Photograph `board` on a table: the image of `size` (w, h), its truth and what covers the tiles.
 
-    tile_px: tile size across flats at the image centre. yaw_deg: the board turned clockwise on the
-    table. tilt_deg: the camera's axis from vertical (towards `tilt_azimuth_deg`, random when None).
-    light_k: colour temperature (2700 warm lamp .. 6500 daylight), `awb` the share of it the camera's
-    white balance removes. exposure: scales the light (0.3: a dim room the camera could not make up
-    for). glare: strength of a specular spot (0 none, 1 blows out its centre). blur: gaussian sigma in
-    pixels. noise: sensor noise (1 = a Pi camera in good light).
-    jpeg_quality: None keeps the raw frame. loose / face_down: tile numbers lying apart from the board
-    (face up / showing their backs) where the seed puts them; loose_style: "scattered", or "row" (the
-    loose tiles side by side, a player's hand). apart: `Apart` tiles, each where it is asked to lie.
-    occluder: "hand" (a hand and arm reaching over the board) or the (x, y) pixel where the hand
-    reaches. center: the image pixel under the board's focus point; focus: grid point (q, r) of the
-    board put there (default: the board's middle); gap: the space between neighbouring tiles as a
-    share of the circumradius. k1, k2: radial lens distortion of the OpenCV model about the image
-    centre (focal length `focal_px(width)`; a Pi camera has k1 about -0.1). frame: varies only the
-    sensor noise. ValueError (one line) for a scene that cannot be.
+    Camera: tile_px (tile size across flats at the image centre), yaw_deg (the board turned clockwise on
+    the table), tilt_deg / tilt_azimuth_deg (the camera's axis from vertical, towards where: random when
+    None), center / focus (the image pixel under grid point `focus`, default the board's middle), k1, k2
+    (radial lens distortion; a Pi camera has k1 about -0.1), blur (gaussian sigma px), noise (1 = a Pi
+    camera in good light), jpeg_quality (None: the raw frame), frame (varies only the grain).
+    Light: light_k (2700 warm lamp .. 6500 daylight) and awb (the share of its cast the white balance
+    removes), exposure (0.3: a dim room), glare (0 none, 1 blows out a spot's centre) on glare_spots
+    spots, cast_shadow (0 none .. 1 black: a big soft shadow across part of the table).
+    Table and tiles: table (one of TABLES), gap (between tiles, a share of the circumradius), jitter
+    (scales the hand-placed offsets and twists), rim (how much the tiles' rims catch the light), sprites
+    (`(tile, face_up, circumradius_px) -> premultiplied BGRA` square picture of the tile's top face in its
+    stored turn, pointy-top and centred; default: the drawn tiles).
+    Around the board: loose / face_down (tile numbers apart from it where the seed puts them, loose_style
+    "scattered" or "row"), apart (`Apart` tiles where asked), occluder ("hand", or the (x, y) pixel a hand
+    reaches), clutter (`Clutter`s or their kinds: cup, coin, die, box, pad). docs/simulator.md has it all.
+    ValueError (one line) for a scene that cannot be.
     """
-    _check(board, loose, face_down, apart, loose_style, occluder)
+    things = [c if isinstance(c, Clutter) else Clutter(c) for c in clutter]
+    _check(board, size=size, tile_px=tile_px, table=table, glare_spots=glare_spots, cast_shadow=cast_shadow,
+           loose=loose, face_down=face_down, loose_style=loose_style, apart=apart, occluder=occluder,
+           clutter=things, gap=gap, jitter=jitter, rim=rim)
     w, h = size
     lens = Lens(size, k1, k2)
     # one random stream per part of the scene, so that a board growing frame by frame keeps its table and light
-    rng, apart_rng, table_rng, hand_rng, light_rng = (np.random.default_rng([seed & 0xFFFFFFFF, part])
-                                                      for part in (17, 18, 19, 20, 21))
+    rng, apart_rng, table_rng, hand_rng, light_rng, shade_rng, glare_rng, clutter_rng = (
+        np.random.default_rng([seed & 0xFFFFFFFF, part]) for part in range(17, 25))
     if tilt_azimuth_deg is None:
         tilt_azimuth_deg = float(rng.uniform(0, 360))
     s = tile_px / SQRT3 / (1.0 - gap)  # grid circumradius in pixels: tile plus gap
-    placements = list(board)
-    if focus is None:
-        pts = [centre(p.cell, s) for p in placements] or [(0.0, 0.0)]
-        lo, hi = np.min(pts, axis=0), np.max(pts, axis=0)
-        fx, fy = (lo + hi) / 2.0
-    else:
-        fx, fy = centre(focus, s)
+    fx, fy = _focus_point(board, focus, s)
     cam = camera_homography(size, tilt_deg, tilt_azimuth_deg, center=center)
     board_to_img = cam @ pose(yaw_deg, 0, 0) @ np.array([[1, 0, -fx], [0, 1, -fy], [0, 0, 1.0]])
 
     palette = int(rng.integers(len(PALETTES)))
     arc_width = float(rng.choice([0.18, 0.23, 0.28]))
-    laid = []
-    for p in placements:
-        dx, dy, twist = _hand_place(seed, p.tile, p.cell)
-        cx, cy = centre(p.cell, s)
-        laid.append(_Laid(p.tile, True, p, cx + dx * s, cy + dy * s, 60.0 * p.rot + twist, None))
+    draw = sprites or partial(tile_sprite, arc_width=arc_width, palette=palette, rim=rim)
+    laid = _lay_board(board, seed, s, jitter)
     laid += _lay_apart(apart_rng, laid, loose, face_down, loose_style, apart, s, board_to_img, lens, yaw_deg)
-
     radius = s * (1.0 - gap)
     img, tile_mask, shadow = _table_and_tiles(table_rng, kind=table, laid=laid, radius=radius,
-                                              board_to_img=board_to_img, size=size, arc_width=arc_width,
-                                              palette=palette, lens=lens)
+                                              board_to_img=board_to_img, size=size, sprites=draw, lens=lens)
     if lens:
         img, tile_mask = lens.apply(img), lens.apply(tile_mask)
-    hand_mask = None
+
+    box = _board_box(laid, board_to_img, lens, tile_px)
+    standing, clutter_truth = None, []
+    if things:
+        standing, clutter_truth = draw_clutter(img, clutter_rng, things, tile_px / TILE_MM, box)
+        tile_mask = cv2.subtract(tile_mask, standing)
+    hand = None
     if occluder is not None:
         reach = tuple(occluder) if not isinstance(occluder, str) else None
-        hand_mask = draw_hand(img, hand_rng, reach, tile_px, size, tile_mask)
-        tile_mask = cv2.subtract(tile_mask, hand_mask)  # tiles under the hand neither shine nor shade
+        hand = draw_hand(img, hand_rng, reach, tile_px, size, tile_mask)
+        tile_mask = cv2.subtract(tile_mask, hand)  # tiles under the hand neither shine nor shade
+    cover = hand if standing is None else standing if hand is None else cv2.max(hand, standing)
+
     glare_at = lens.distort(to_image(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
                                                      fy + light_rng.uniform(-1.5, 1.5) * tile_px)]))[0]
+    more_glare = _more_glare(glare_rng, glare_spots - 1, (fx, fy), board_to_img, lens, tile_px)
+    cast = shadow_across(shade_rng, size, cast_shadow) if cast_shadow else None
     if blur > 0:
         img = cv2.GaussianBlur(img, (0, 0), blur)
-    img = illuminate(img, light_rng, tile_mask, shadow, hand_mask, glare_at=glare_at, light_k=light_k, awb=awb,
-                     exposure=exposure, glare=glare, tile_px=tile_px)
+    img, spots = illuminate(img, light_rng, tile_mask, shadow, hand, standing,
+                            glare_at=glare_at if glare_spots else None, more_glare=more_glare, cast=cast,
+                            light_k=light_k, awb=awb, exposure=exposure, glare=glare, tile_px=tile_px)
     img = sensor(img, seed=seed, frame=frame, noise=noise, jpeg_quality=jpeg_quality)
-    truth = _truth(laid, radius, board_to_img, lens, hand_mask, img if glare > 0 else None)
+
+    truth = _truth(laid, radius, board_to_img, lens, cover, img if glare > 0 else None)
     truth.update({
-        "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(),
+        "format": FORMAT, "seed": seed, "width": w, "height": h, "board": board.to_dict(), "clutter": clutter_truth,
+        "glare": [{"center_px": [round(x, 2), round(y, 2)], "sigma_px": round(sig, 2)} for x, y, sig in spots],
         "params": {"tile_px": tile_px, "yaw_deg": yaw_deg, "tilt_deg": tilt_deg,
                    "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "exposure": exposure,
-                   "table": table, "glare": glare, "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality,
-                   "loose_style": loose_style, "occluder": occluder, "center": center, "focus": focus, "gap": gap,
-                   "k1": k1, "k2": k2, "frame": frame, "palette": palette, "arc_width": arc_width},
+                   "table": table, "glare": glare, "glare_spots": glare_spots, "cast_shadow": cast_shadow,
+                   "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality, "loose_style": loose_style,
+                   "occluder": occluder, "center": center, "focus": focus, "gap": gap, "jitter": jitter, "rim": rim,
+                   "sprites": "drawn" if sprites is None else "given", "k1": k1, "k2": k2, "frame": frame,
+                   "palette": palette, "arc_width": arc_width},
         "homography_board_to_px": board_to_img.tolist(),
     })
-    return Photo(img, truth, hand_mask)
+    return Photo(img, truth, cover)
+
+
+def _focus_point(board: Board, focus, s: float) -> tuple[float, float]:
+    """The board point (px) the camera looks at: grid point `focus`, or the middle of the board's cells."""
+    if focus is not None:
+        return centre(focus, s)
+    pts = [centre(p.cell, s) for p in board] or [(0.0, 0.0)]
+    lo, hi = np.min(pts, axis=0), np.max(pts, axis=0)
+    return tuple((lo + hi) / 2.0)
+
+
+def _hand_place(seed: int, tile: int, key: tuple[int, int], jitter: float) -> tuple[float, float, float]:
+    """A placed-by-hand offset (dx, dy in circumradii) and twist (degrees), fixed by seed, tile and cell.
+
+    At jitter 1, offsets of 0.5 mm and twists of 1.5 degrees (spread), at most 1 mm and 4 degrees.
+    """
+    r = np.random.default_rng([seed & 0xFFFFFFFF, tile, key[0] + 1000, key[1] + 1000])
+    dx, dy = np.clip(r.normal(0, 0.018 * jitter, 2), -0.04 * jitter, 0.04 * jitter)
+    return float(dx), float(dy), float(np.clip(r.normal(0, 1.5 * jitter), -4 * jitter, 4 * jitter))
+
+
+def _lay_board(board: Board, seed: int, s: float, jitter: float) -> list[_Laid]:
+    """The board's tiles on their cells (circumradius `s` px), each a little off as a hand lays it."""
+    laid = []
+    for p in board:
+        dx, dy, twist = _hand_place(seed, p.tile, p.cell, jitter)
+        cx, cy = centre(p.cell, s)
+        laid.append(_Laid(p.tile, True, p, cx + dx * s, cy + dy * s, 60.0 * p.rot + twist, None))
+    return laid
+
+
+def _board_box(laid, board_to_img, lens, tile_px) -> tuple[float, float, float, float] | None:
+    """The image box (x0, y0, x1, y1) of the board's tiles; None for an empty board."""
+    pts = [(t.x, t.y) for t in laid if t.placement is not None]
+    if not pts:
+        return None
+    px = lens.distort(to_image(board_to_img, pts))
+    (x0, y0), (x1, y1) = px.min(axis=0) - tile_px / 2, px.max(axis=0) + tile_px / 2
+    return float(x0), float(y0), float(x1), float(y1)
+
+
+def _more_glare(rng, count, focus_px, board_to_img, lens, tile_px) -> list[tuple[float, float, float]]:
+    """`count` more glare spots (x, y, sigma px), within three tiles of the board's focus point on the table."""
+    fx, fy = focus_px
+    spots = []
+    for _ in range(max(0, count)):
+        u, v, size = rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(0.4, 1.2)
+        x, y = lens.distort(to_image(board_to_img, [(fx + u * tile_px, fy + v * tile_px)]))[0]
+        spots.append((float(x), float(y), float(tile_px * size)))
+    return spots
 
 
 def cell_px(truth: dict, cell: tuple[int, int]) -> tuple[float, float]:
@@ -190,8 +249,13 @@ def cell_px(truth: dict, cell: tuple[int, int]) -> tuple[float, float]:
     return float(x), float(y)
 
 
-def _check(board, loose, face_down, apart, loose_style, occluder) -> None:
+def _check(board, *, size, tile_px, table, glare_spots, cast_shadow, loose, face_down, loose_style, apart, occluder,
+           clutter, gap, jitter, rim) -> None:
     """ValueError (one line) when the scene cannot be."""
+    if len(size) != 2 or min(size) < 16 or not tile_px > 0:
+        raise ValueError(f"size {tuple(size)} and tile_px {tile_px}: at least 16 x 16 pixels, tiles wider than 0")
+    if table not in TABLES:
+        raise ValueError(f"unknown table {table!r}: one of {', '.join(TABLES)}")
     on_board = board.tiles
     given = [a.tile for a in apart]
     for n in [*loose, *face_down, *given]:
@@ -203,6 +267,13 @@ def _check(board, loose, face_down, apart, loose_style, occluder) -> None:
         raise ValueError(f"loose_style {loose_style!r}: one of {', '.join(LOOSE_STYLES)}")
     if isinstance(occluder, str) and occluder != "hand":
         raise ValueError(f"occluder {occluder!r}: 'hand' or the (x, y) pixel the hand reaches")
+    for thing in clutter:
+        if thing.kind not in CLUTTER:
+            raise ValueError(f"clutter {thing.kind!r}: one of {', '.join(CLUTTER)}")
+    if glare_spots < 0 or not 0 <= cast_shadow <= 1:
+        raise ValueError(f"glare_spots {glare_spots} and cast_shadow {cast_shadow}: spots 0 or more, shadow 0..1")
+    if not 0 <= gap < 0.5 or jitter < 0 or rim < 0:
+        raise ValueError(f"gap {gap}, jitter {jitter}, rim {rim}: gap 0..0.5 of the circumradius, the others 0 or more")
 
 
 def _lay_apart(rng, laid, loose, face_down, loose_style, apart, s, board_to_img, lens, yaw_deg) -> list[_Laid]:
@@ -271,7 +342,7 @@ def _place_apart(rng, taken, count, s, board_to_img, size):
     return out
 
 
-def _table_and_tiles(rng, *, kind, laid, radius, board_to_img, size, arc_width, palette, lens):
+def _table_and_tiles(rng, *, kind, laid, radius, board_to_img, size, sprites, lens):
     """The table seen through the camera with the tiles on it; the tiles' mask and their shadows (light map scale)."""
     w, h = size
     # the table texture is drawn axis-aligned in millimetres, then turned and seen through the camera
@@ -310,7 +381,7 @@ def _table_and_tiles(rng, *, kind, laid, radius, board_to_img, size, arc_width, 
         foot = principal + (top - principal) * (1.0 - lift)
         side = cv2.convexHull(np.round(np.vstack([top, foot]) * 4).astype(np.int32))
         cv2.fillPoly(img, [side], SIDE, cv2.LINE_AA, 2)
-        sprite = tile_sprite(t.tile, t.face_up, round(radius * 4) / 4, arc_width, palette)
+        sprite = _sprite(sprites, t, round(radius * 4) / 4)
         half = (sprite.shape[0] - 1) / 2.0
         m = board_to_img @ pose(t.angle, t.x, t.y) @ np.array([[1, 0, -half], [0, 1, -half], [0, 0, 1.0]])
         box = to_image(m, [(0, 0), (2 * half, 0), (2 * half, 2 * half), (0, 2 * half)])
@@ -328,7 +399,17 @@ def _table_and_tiles(rng, *, kind, laid, radius, board_to_img, size, arc_width, 
     return img, mask, shadow
 
 
-def _truth(laid, radius, board_to_img, lens, hand_mask, glared):
+def _sprite(sprites: Sprites, t: _Laid, radius: float) -> np.ndarray:
+    """The picture of tile `t` from `sprites`; ValueError when it is not a square BGRA uint8 image."""
+    sprite = sprites(t.tile, t.face_up, radius)
+    if not (isinstance(sprite, np.ndarray) and sprite.dtype == np.uint8 and sprite.ndim == 3
+            and sprite.shape[2] == 4 and sprite.shape[0] == sprite.shape[1]):
+        got = f"{sprite.dtype} array {sprite.shape}" if isinstance(sprite, np.ndarray) else type(sprite).__name__
+        raise ValueError(f"sprites({t.tile}, {t.face_up}, {radius}) gave a {got}: give a square BGRA uint8 image")
+    return sprite
+
+
+def _truth(laid, radius, board_to_img, lens, cover, glared):
     """Per physical tile: where it is in the image, its corners and edge samples, what hides it.
 
     `glared` is the final image when there is glare: a tile whose face (shrunk to 85 %) has a median
@@ -347,11 +428,11 @@ def _truth(laid, radius, board_to_img, lens, hand_mask, glared):
     flats = np.linalg.norm(mids[:, :3] - mids[:, 3:], axis=2).mean(axis=1)
     inside = ((cs[..., 0] >= 0) & (cs[..., 0] < w) & (cs[..., 1] >= 0) & (cs[..., 1] < h)).sum(axis=1)
     occluded = np.zeros(len(laid))
-    if hand_mask is not None:
+    if cover is not None:
         probe = np.concatenate([centres[:, None], (cs + centres[:, None]) / 2, cs * 0.85 + centres[:, None] * 0.15,
                                 samples], axis=1).astype(int)
         ok = (probe[..., 0] >= 0) & (probe[..., 0] < w) & (probe[..., 1] >= 0) & (probe[..., 1] < h)
-        hit = hand_mask[probe[..., 1].clip(0, h - 1), probe[..., 0].clip(0, w - 1)] > 127
+        hit = cover[probe[..., 1].clip(0, h - 1), probe[..., 0].clip(0, w - 1)] > 127
         occluded = (hit & ok).sum(axis=1) / np.maximum(ok.sum(axis=1), 1)
     e0 = mids[:, 0] - centres
     angles = np.degrees(np.arctan2(e0[:, 1], e0[:, 0]))

@@ -22,14 +22,16 @@ BACK_INK = {"R": (40, 40, 200), "Y": (40, 205, 235), "G": (70, 160, 50), "B": (1
 BODIES = ((20, 15, 15), (50, 48, 48), (40, 38, 38))
 """The tiles' black (BGR) with each palette: printed black photographs anywhere from near black to dark grey."""
 RIM = 14
-"""How much lighter the rounded rim of a tile catches the light."""
+"""How much lighter (grey levels) the rounded rim of a tile catches the light, at `rim=1`."""
 SIDE = (18, 17, 17)
 """The tiles' sides, seen where perspective uncovers them."""
 
 
 @lru_cache(maxsize=128)  # a whole set at one size and palette, not more: big tiles are big
-def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, palette: int) -> np.ndarray:
-    """BGRA picture (colour premultiplied by alpha) of one tile in its stored turn, circumradius `radius_px`."""
+def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, palette: int,
+                rim: float = 1.0) -> np.ndarray:
+    """BGRA picture (colour premultiplied by alpha) of one tile in its stored turn, pointy-top and centred,
+    circumradius `radius_px`; `rim` scales how much lighter its bevelled rim is than its black (`RIM`)."""
     ss = 4 if radius_px < 40 else 2 if radius_px < 120 else 1  # supersampling for clean small tiles
     half = int(math.ceil(radius_px)) + 2
     n = 2 * half + 1
@@ -47,7 +49,7 @@ def tile_sprite(number: int, face_up: bool, radius_px: float, arc_width: float, 
     cv2.fillPoly(alpha, [pts(hexagon)], 255)
     cv2.polylines(alpha, [pts(hexagon)], True, 255, max(1, int(2 * rc)))
     body = BODIES[palette]
-    cv2.polylines(img, [pts(hexagon)], True, tuple(v + RIM for v in body), max(1, int(2 * rc)))
+    cv2.polylines(img, [pts(hexagon)], True, tuple(min(255, round(v + RIM * rim)) for v in body), max(1, int(2 * rc)))
     cv2.fillPoly(img, [pts(corners((0, 0), rr - 1.6 * rc))], body)
     if face_up:
         colours = PALETTES[palette]
