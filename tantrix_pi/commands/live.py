@@ -62,7 +62,7 @@ def cmd_run(args) -> int:
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     profile_path = Path(cfg.paths["profile"]) if cfg.paths["profile"] else cfg.state_dir / "profile.toml"
     detect = make_detector(cfg.paths["profile"], follow=profile_path)
-    store = Store(cfg.state_dir / "state.db")
+    store = Store(cfg.state_dir / "state.db", lock=True)
     if store.moved_aside:
         log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
     sink = Sinks(standard_sinks(cfg))
@@ -151,7 +151,7 @@ def cmd_export(args) -> int:
     db = state / "state.db"
     if not db.exists():
         raise StoreError(f"{db}: no game recorded here (is the state folder right?)")
-    store = Store(db, keep_aside=False)
+    store = Store(db, read_only=True)
     try:
         game = store.current_game() or store.last_game()
         if game is None:

@@ -7,11 +7,16 @@ game. A database file that SQLite cannot read is renamed aside (never overwritte
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import TantrixError
@@ -35,7 +40,15 @@ CREATE TABLE IF NOT EXISTS events (
 
 
 class StoreError(TantrixError):
-    """The state database cannot be used (unreadable, corrupt, from a newer version)."""
+    """The state database cannot be used (unreadable, corrupt, read-only, from a newer version, in use)."""
+
+
+class WriteError(StoreError):
+    """A change that could not be written (the disk is full, the file became read-only): none of it was kept."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"{path}: cannot save the game ({reason})")
 
 
 @dataclass(frozen=True)
@@ -60,24 +73,64 @@ class Event:
 class Store:
     """The SQLite state of the current game; `commit` writes a board, move changes and events at once."""
 
-    def __init__(self, path: str | Path, keep_aside: bool = True) -> None:
-        """Open (or create) the database; a corrupt file is renamed aside when `keep_aside`, else StoreError."""
+    def __init__(self, path: str | Path, read_only: bool = False, lock: bool = False) -> None:
+        """Open (or create) the database for the referee, who must be able to write it (a corrupt file is renamed
+        aside); `read_only` only reads what is there (`game export`: a damaged file is StoreError, never moved);
+        `lock`: this process is the one referee of the file until `close()` (`tantrix-pi run`)."""
         self.path = Path(path)
         self.moved_aside: Path | None = None
+        self.lock = None
+        if read_only:
+            self.db = self._open_read_only()
+            self.fresh = False
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise StoreError(f"{self.path.parent}: cannot make the state folder ({e.strerror})") from None
+        if lock:
+            self.lock = _hold_lock(self.path)
         try:
             self.db = self._open()
         except sqlite3.OperationalError as e:  # cannot open or lock the file: not damage, keep it as it is
             raise StoreError(f"{self.path}: cannot open the state database ({e})") from None
-        except sqlite3.DatabaseError as e:
-            if not keep_aside:
-                raise StoreError(f"{self.path}: the state database is damaged ({e}); "
-                                 "the service moves it aside on its next start") from None
+        except sqlite3.DatabaseError:
             self.moved_aside = self._aside()
             self.db = self._open()
+        self._check_writable()
+        self.fresh = self.last_game() is None
+        """No game was ever stored here (a new file, or a damaged or emptied one replaced)."""
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The database opened without writing anything, even in a read-only folder."""
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        try:
+            db = sqlite3.connect(uri, uri=True, isolation_level=None)
+            try:
+                db.execute("PRAGMA quick_check").fetchone()
+            except sqlite3.OperationalError:  # WAL needs its -shm file: a folder we cannot write has none
+                db.close()
+                db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+            ok = db.execute("PRAGMA quick_check").fetchone()[0]
+            if ok != "ok":
+                raise sqlite3.DatabaseError(f"integrity check: {ok}")
+            db.execute("SELECT 1 FROM games LIMIT 1")
+        except sqlite3.OperationalError as e:
+            raise StoreError(f"{self.path}: cannot read the state database ({e})") from None
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: the state database is damaged ({e}); "
+                             "the service moves it aside on its next start") from None
+        return db
+
+    def _check_writable(self) -> None:
+        """StoreError now, not at the first move, when the database cannot be written (a read-only file)."""
+        try:
+            with self._tx():
+                self.db.execute("UPDATE meta SET value = value WHERE 0")  # refused by a read-only database
+        except WriteError as e:
+            self.close()
+            raise StoreError(f"{self.path}: the referee cannot write its state database ({e.reason}): "
+                             "give the service's user write access to it and to its folder") from None
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
@@ -100,13 +153,7 @@ class Store:
         return db
 
     def _aside(self) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while aside.exists():
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
-            n += 1
-        self.path.rename(aside)
+        aside = set_aside(self.path, "corrupt")
         for suffix in ("-wal", "-shm"):
             side = self.path.with_name(self.path.name + suffix)
             if side.exists():
@@ -115,6 +162,9 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        if self.lock is not None:
+            self.lock.close()  # the lock goes with the file descriptor
+            self.lock = None
 
     # -- games ----------------------------------------------------------------------------------
     def current_game(self) -> tuple[int, dict] | None:
@@ -174,18 +224,51 @@ class Store:
                 self.db.execute("INSERT INTO events (game, board, kind, text, data, at) VALUES (?, NULL, ?, ?, ?, ?)",
                                 (game, e.kind, e.text, json.dumps(e.data), now))
 
-    def _tx(self):
-        return _Transaction(self.db)
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception; a write SQLite refuses is WriteError."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            yield
+            self.db.execute("COMMIT")
+        except BaseException as e:
+            if self.db.in_transaction:  # SQLite may have rolled back itself (a full disk)
+                self.db.execute("ROLLBACK")
+            if isinstance(e, sqlite3.OperationalError):
+                raise WriteError(self.path, str(e)) from None
+            raise
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+def set_aside(path: Path, label: str) -> Path:
+    """Rename `path` to PATH.LABEL-DATE (never over another file) and return the new name."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.{label}-{stamp}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.{label}-{stamp}-{n}")
+        n += 1
+    path.rename(aside)
+    return aside
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
 
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type, *_) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+def _hold_lock(db: Path):
+    """An exclusive lock on DB.lock for as long as the returned file stays open; StoreError naming the process
+    that holds it when another referee already runs on this database."""
+    path = db.with_name(db.name + ".lock")
+    try:
+        f = path.open("a+", encoding="utf-8")
+    except OSError as e:
+        raise StoreError(f"{path}: cannot make the lock file ({e.strerror})") from None
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        f.close()
+        raise StoreError(f"{db}: another tantrix-pi run (process {holder}) is refereeing with this state "
+                         "database; stop it first, or give this one its own paths.state_dir") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f
