@@ -10,10 +10,16 @@ import sys
 
 import cv2
 import pytest
+from live_fakes import detect_frame, scene_frames
 from unprivileged import open_folder, run_cli
 
 from tantrix_pi.board import Board
 from tantrix_pi.cli import main
+from tantrix_pi.devices.sources import EndOfRecording, FrameSource
+from tantrix_pi.live.loop import LiveLoop
+from tantrix_pi.live.recording import game_moves, script
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.sinks import MemorySink
 from tantrix_pi.live.store import Store
 from tantrix_pi.simulator import render
 
@@ -109,3 +115,62 @@ def test_a_second_run_on_the_same_state_folder_is_refused(tmp_path, capsys):
         first.communicate(timeout=30)
     assert first.returncode == 0
     assert main(["run", "--config", config]) == 0  # once the first has stopped, the folder is free
+
+
+class FillingDisk(FrameSource):
+    """Frames of a game, with the state disk filling up at frame `full` and space freed at frame `freed`
+    (SQLite's page limit: the same "database or disk is full" a full SD card gives)."""
+
+    def __init__(self, frames, store, full, freed):
+        self.frames, self.store, self.full, self.freed = list(frames), store, full, freed
+        self.i = 0
+
+    def read(self):
+        if self.i == len(self.frames):
+            raise EndOfRecording()
+        if self.i == self.full:  # no page more: the game fills what space its pages have left, then no more
+            pages = self.store.db.execute("PRAGMA page_count").fetchone()[0]
+            self.store.db.execute(f"PRAGMA max_page_count = {pages}")
+        if self.i == self.freed:
+            self.store.db.execute("PRAGMA max_page_count = 1000000")
+        self.i += 1
+        return self.frames[self.i - 1]
+
+
+def test_a_full_state_disk_keeps_the_game_in_memory_and_on_the_screen_until_it_is_saved(tmp_path):
+    moves = game_moves(3)[:24]
+    frames = scene_frames(script(moves, still=4, hand=2))
+    store = Store(tmp_path / "state.db")
+    sink = MemorySink()
+    per_move = len(frames) // len(moves)
+    loop = LiveLoop(FillingDisk(frames, store, full=0, freed=20 * per_move), detect_frame, store, Setup(), sink,
+                    retry_s=0.0)
+    loop.run()
+    said = [e.text for e in sink.events if e.kind == "storage"]
+    assert said == ["Can't save the game (database or disk is full): refereeing goes on from memory until it can "
+                    "be saved.", "The game is saved again."]
+    first, last = (i for i, e in enumerate(sink.events) if e.kind == "storage")
+    placed_meanwhile = [e.data["tile"] for e in sink.events[first:last] if e.kind == "placed"]
+    assert len(placed_meanwhile) >= 3  # refereed from memory while nothing could be written
+    shown = [v.message for v in sink.views[first:]]
+    assert shown[0].startswith("Can't save the game") and shown[1].startswith("Can't save the game")
+    assert [e.data["tile"] for e in sink.events if e.kind == "placed"] == [p.tile for p in moves]
+    assert [m.placement for m in store.moves(loop.game)] == moves  # nothing lost once space came back
+    assert [e.kind for e in store.events(loop.game)].count("placed") == len(moves)
+    store.close()
+    resumed = Store(tmp_path / "state.db")
+    assert resumed.board(loop.game) == Board(moves)
+
+
+def test_a_new_game_is_refused_while_the_game_cannot_be_saved(tmp_path):
+    store = Store(tmp_path / "state.db")
+    frames = scene_frames(script(game_moves(3)[:24], still=4, hand=2))
+    loop = LiveLoop(FillingDisk(frames, store, full=0, freed=10 ** 6), detect_frame, store, Setup(), MemorySink())
+    while not loop.unsaved:
+        assert loop.step(), "the disk never filled"
+    game = loop.game
+    loop.commands.put(("new_game", None))
+    loop.step()
+    assert loop.game == game and store.current_game()[0] == game
+    assert loop.sink.events[-1].kind == "refused"
+    assert "No new game while the game cannot be saved (database or disk is full)" in loop.sink.events[-1].text

@@ -19,7 +19,7 @@ from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.referee import Referee, Ruling, Setup
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
-from tantrix_pi.live.store import Event, Store
+from tantrix_pi.live.store import Event, Store, WriteError
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
 from tantrix_pi.vision.detection import CONFIDENT, Detection
 
@@ -27,8 +27,8 @@ log = logging.getLogger("tantrix_pi.live")
 
 Detector = Callable[[np.ndarray], Detection]
 
-IMPORTANT = ("game_over", "illegal", "unsure", "solved", "not_solved", "bag_empty", "taken_back", "removed",
-             "placed", "turned", "moved", "forced", "corrected")
+IMPORTANT = ("game_over", "illegal", "unsure", "storage", "solved", "not_solved", "bag_empty", "taken_back",
+             "removed", "placed", "turned", "moved", "forced", "corrected")
 """Event kinds in the order the screen's message line prefers them."""
 
 
@@ -85,6 +85,12 @@ class LiveLoop:
         self.last_frame_at: float | None = None
         self.stop_requested = False
         self.tile_px = 0.0
+        self.unsaved: list[Callable[[], object]] = []
+        """Writes the store refused (a full disk, a file made read-only), oldest first: the game goes on from
+        memory, and they are tried again every `retry_s` until they go through."""
+        self.unsaved_note: Event | None = None
+        """While writes wait: what the players were told (shown on the screen until the game is saved again)."""
+        self.next_save_try = 0.0
         self._load_game()
 
     def _load_game(self) -> None:
@@ -110,16 +116,54 @@ class LiveLoop:
         elif name == "undo":
             out = self.referee.undo()
         elif name == "new_game":
-            self.game = self.store.new_game((setup or self.referee.setup).to_dict())
-            self._load_game()
-            out = Ruling(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
+            out = self._new_game(setup or self.referee.setup)
         else:
             log.warning("unknown command %r", name)
             return
         stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
         if stored:
-            self.store.log_events(self.game, stored)
+            self._save(lambda game=self.game: self.store.log_events(game, stored))
         self._say(out.events, out)
+
+    def _new_game(self, setup: Setup) -> Ruling:
+        """Start a new game, unless the running one cannot be saved: it is not given up for one that cannot be."""
+        self._flush()
+        try:
+            if self.unsaved:
+                raise WriteError(self.store.path, self.unsaved_note.data["reason"])
+            self.game = self.store.new_game(setup.to_dict())
+        except WriteError as e:
+            return Ruling(events=[Event("refused", f"No new game while the game cannot be saved ({e.reason}): "
+                                        "this one goes on.", {"reason": e.reason})])
+        self._load_game()
+        return Ruling(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
+
+    # -- the store ----------------------------------------------------------------------------------
+    def _save(self, write: Callable[[], object]) -> None:
+        """Run one write to the store after those still waiting; kept to try again when the store refuses it."""
+        self.unsaved.append(write)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Write what waits, oldest first. The first refusal is said once (the game goes on from memory), and
+        so is the moment everything is saved again."""
+        while self.unsaved:
+            try:
+                self.unsaved[0]()
+            except WriteError as e:
+                self.next_save_try = self.clock() + self.retry_s
+                if self.unsaved_note is None:
+                    log.error("%s; the referee goes on from memory", e)
+                    self.unsaved_note = Event("storage", f"Can't save the game ({e.reason}): refereeing goes on "
+                                              "from memory until it can be saved.", {"saved": False,
+                                                                                     "reason": e.reason})
+                    self._say([self.unsaved_note], Ruling())
+                return
+            self.unsaved.pop(0)
+        if self.unsaved_note is not None:
+            self.unsaved_note = None
+            log.info("the game is saved again")
+            self._say([Event("storage", "The game is saved again.", {"saved": True})], Ruling())
 
     # -- buttons and their menu ----------------------------------------------------------------------
     def _button(self, event) -> None:
@@ -252,6 +296,8 @@ class LiveLoop:
             self._button(self.buttons.get_nowait())
         while not self.commands.empty():
             self._command(*self.commands.get_nowait())
+        if self.unsaved and self.clock() >= self.next_save_try:
+            self._flush()
         if not self.camera_up and not self._open():
             self.sleep(self.retry_s)
             return True
@@ -302,13 +348,14 @@ class LiveLoop:
             self.reference = self.gate.prev  # the table as committed, in today's light
         if isinstance(result, Commit):
             out = self.referee.commit(result)
-            self.store.commit(self.game, result.board, out.added, out.removed, out.events)
+            self._save(lambda game=self.game: self.store.commit(game, result.board, out.added, out.removed,
+                                                                out.events))
             self.stats.commits += 1
             self.stats.frame_index_of_commit.append(self.stats.frames - 1)
             self._say(out.events, out)
         elif isinstance(result, Unsure):
             out = self.referee.unsure(result)
-            self.store.log_events(self.game, out.events)
+            self._save(lambda game=self.game: self.store.log_events(game, out.events))
             self._say(out.events, out)
         return True
 
@@ -333,6 +380,9 @@ class LiveLoop:
             if self.camera_up:
                 self.source.close()
                 self.camera_up = False
+            if self.unsaved:
+                log.error("%d changes of game %d could not be saved: the board on the table is announced again when "
+                          "the service next starts", len(self.unsaved), self.game)
         return self.stats.frames
 
     def stop(self) -> None:
@@ -355,6 +405,8 @@ class LiveLoop:
     def view(self, events: list[Event] = (), out: Ruling | None = None) -> View:
         """The screen's state after these events."""
         ref = self.referee
+        if self.unsaved_note is not None:  # on the screen for as long as the game is not saved
+            events = [*events, self.unsaved_note]
         ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
         forced = next((e.data["spaces"] for e in events if e.kind == "forced"), None)
         if forced is None:

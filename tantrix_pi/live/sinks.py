@@ -65,7 +65,7 @@ class LogSink(Sink):
     """Announcements as log records (INFO; illegal and unsure ones as WARNING)."""
 
     def announce(self, event: Event) -> None:
-        level = logging.WARNING if event.kind in ("illegal", "unsure", "removed", "camera") else logging.INFO
+        level = logging.WARNING if event.kind in ("illegal", "unsure", "removed", "camera", "storage") else logging.INFO
         log.log(level, "%s: %s", event.kind, event.text)
 
 
@@ -149,7 +149,7 @@ class Sinks(Sink):
 
 
 SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera",
-          "hint")
+          "hint", "storage")
 """Event kinds worth saying aloud (placements and scores are on the screen)."""
 
 
