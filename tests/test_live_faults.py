@@ -174,3 +174,31 @@ def test_a_new_game_is_refused_while_the_game_cannot_be_saved(tmp_path):
     assert loop.game == game and store.current_game()[0] == game
     assert loop.sink.events[-1].kind == "refused"
     assert "No new game while the game cannot be saved (database or disk is full)" in loop.sink.events[-1].text
+
+
+@pytest.mark.parametrize("damage", ["corrupt", "empty"])
+def test_after_a_damaged_or_emptied_database_the_new_game_starts_a_new_event_stream(tmp_path, damage):
+    from test_live_run import photos
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    moves = game_moves(5, 3)
+    photos(frames, moves)
+    state = tmp_path / "state"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\n[paths]\nstate_dir = "{state}"\n')
+
+    def stream(path):
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    assert main(["run", "--config", str(config)]) == 0
+    first = stream(state / "events.jsonl")
+    assert {e["game"] for e in first} == {1}
+    db = state / "state.db"
+    db.write_bytes(b"not a database " * 100 if damage == "corrupt" else b"")
+    assert main(["run", "--config", str(config)]) == 0
+    second = stream(state / "events.jsonl")
+    assert [e["data"]["tile"] for e in second if e["kind"] == "placed"] == [p.tile for p in moves]  # once each
+    assert {e["game"] for e in second} == {1}
+    [old] = state.glob("events.jsonl.old-*")
+    assert stream(old) == first

@@ -6,6 +6,7 @@ import json
 import logging
 import signal
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from tantrix_pi.board import Board
@@ -62,27 +63,25 @@ def cmd_run(args) -> int:
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     profile_path = Path(cfg.paths["profile"]) if cfg.paths["profile"] else cfg.state_dir / "profile.toml"
     detect = make_detector(cfg.paths["profile"], follow=profile_path)
-    store = Store(cfg.state_dir / "state.db", lock=True)
-    if store.moved_aside:
-        log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
-    sink = Sinks(standard_sinks(cfg))
-    loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
-                    stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
-                    motion=cfg.gate["motion"], notifier=Notifier())
-    loop.hint_timeout = cfg.mode["hint_s"]
-    stop_request.attach(loop)
-    buttons = start_buttons(cfg, loop)
-    if buttons is not None:
-        loop.calibrate = menu_calibration(profile_path, detect)
-    log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
-             cfg.camera["source"])
-    try:
-        loop.run()
-    finally:
+    with ExitStack() as opened:  # whatever fails to start, what was opened is closed (the state lock freed)
+        store = Store(cfg.state_dir / "state.db", lock=True)
+        opened.callback(store.close)
+        if store.moved_aside:
+            log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
+        sink = Sinks(standard_sinks(cfg, fresh=store.fresh))
+        opened.callback(sink.close)
+        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
+                        stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
+                        motion=cfg.gate["motion"], notifier=Notifier())
+        loop.hint_timeout = cfg.mode["hint_s"]
+        stop_request.attach(loop)
+        buttons = start_buttons(cfg, loop)
         if buttons is not None:
-            buttons.close()
-        sink.close()
-        store.close()
+            opened.callback(buttons.close)
+            loop.calibrate = menu_calibration(profile_path, detect)
+        log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
+                 cfg.camera["source"])
+        loop.run()
     log.info("referee stopped after %d frames", loop.stats.frames)
     return EXIT_OK
 

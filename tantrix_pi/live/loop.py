@@ -10,7 +10,7 @@ import queue
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -397,7 +397,7 @@ class LiveLoop:
     # -- announcing -------------------------------------------------------------------------------
     def _say(self, events: list[Event], out: Ruling | None = None) -> None:
         for e in events:
-            self.sink.announce(e)
+            self.sink.announce(e if e.game is not None else replace(e, game=self.game))
         menu_shown = self.menu is not None and self.menu.screen() is not None
         if out is not None and events and not menu_shown:  # the menu's page stays until it is closed
             self.sink.show(self.view(events, out))

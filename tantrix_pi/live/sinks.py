@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.live.store import Event
+from tantrix_pi.live.store import Event, set_aside
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -70,16 +70,23 @@ class LogSink(Sink):
 
 
 class JsonLinesSink(Sink):
-    """One JSON object per event, appended to a file (flushed each line), for tools and tests."""
+    """One JSON object per event (time, game, kind, text, data), appended to a file and flushed each line.
 
-    def __init__(self, path: str | Path) -> None:
+    `afresh`: the events already in the file belong to another database (a new, damaged or emptied state.db,
+    whose game numbers start again at 1), so the file is moved aside to FILE.old-DATE first.
+    """
+
+    def __init__(self, path: str | Path, afresh: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if afresh and self.path.is_file() and self.path.stat().st_size:
+            log.warning("the events in %s are of another state database: kept as %s", self.path,
+                        set_aside(self.path, "old"))
         self.file = self.path.open("a", encoding="utf-8")
 
     def announce(self, event: Event) -> None:
-        self.file.write(json.dumps({"t": round(time.time(), 3), "kind": event.kind, "text": event.text,
-                                    "data": event.data}) + "\n")
+        self.file.write(json.dumps({"t": round(time.time(), 3), "game": event.game, "kind": event.kind,
+                                    "text": event.text, "data": event.data}) + "\n")
         self.file.flush()
 
     def close(self) -> None:

@@ -68,6 +68,8 @@ class Event:
     kind: str
     text: str
     data: dict
+    game: int | None = None
+    """The stored game it belongs to (the live loop sets it before announcing)."""
 
 
 class Store:
