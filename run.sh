@@ -14,7 +14,7 @@ VENV=.venv
 make_venv() {
     if ! python3 -c 'import ensurepip' 2>/dev/null; then
         echo "run.sh: python3 cannot make a venv here; installing Debian's python3-venv" >&2
-        if [ "$(id -u)" -eq 0 ]; then apt-get install -y python3-venv; else sudo apt-get install -y python3-venv; fi
+        as_root apt-get install -y python3-venv
     fi
     if python3 -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("picamera2") or u.find_spec("lgpio")))'
     then
@@ -33,6 +33,20 @@ setup() {
     cp pyproject.toml "$VENV/.installed$1"
 }
 
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+browser() {
+    # The web page's tests drive Debian's chromium through its chromedriver (docs/web.md).
+    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && return 0
+    command -v apt-get >/dev/null 2>&1 || { echo "run.sh: no apt-get: the browser tests will be skipped" >&2; return 0; }
+    echo "run.sh: installing Debian's chromium and chromium-driver for the web page's browser tests" >&2
+    as_root apt-get update -qq || true
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null ||
+        echo "run.sh: chromium could not be installed: the browser tests will be skipped" >&2
+}
+
 job="${1:-demo}"
 [ $# -gt 0 ] && shift
 case "$job" in
@@ -42,6 +56,7 @@ case "$job" in
         ;;
     test)
         setup "[dev]"
+        browser
         exec "$VENV/bin/python" -m pytest "$@"
         ;;
     *)

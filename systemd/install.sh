@@ -18,6 +18,7 @@ CONFIG_DIR=${TANTRIX_CONFIG_DIR:-/etc/tantrix-pi}
 UNIT_DIR=${TANTRIX_UNIT_DIR:-/etc/systemd/system}
 STATE_DIR=/var/lib/tantrix-pi
 SERVICE=tantrix-pi.service
+SOCKET=tantrix-pi-web.socket
 ACCOUNT=tantrix-pi
 DEVICE_GROUPS="video gpio i2c spi audio"
 APT_PACKAGES="python3-venv python3-pip python3-picamera2 python3-lgpio python3-spidev espeak-ng i2c-tools"
@@ -81,6 +82,9 @@ kind = "game"               # game, discovery, rainbow, solitaire, gobble, free
 players = ["red", "blue"]   # 2 to 4 of red, yellow, green, blue, in seating order
 discovery = 10
 rainbow = "green"
+
+[web]                       # the table's page, http://PI:8080/ (docs/web.md)
+enabled = true              # the port is tantrix-pi-web.socket's: systemctl edit tantrix-pi-web.socket
 TOML
 }
 
@@ -123,6 +127,7 @@ do_install() {
     fi
     run "$PREFIX/venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "$SRC[pi]"
     run install -m 0644 "$SRC/hardware.md" "$PREFIX/hardware.md"
+    run install -D -m 0644 "$SRC/docs/web.md" "$PREFIX/docs/web.md"
 
     if [ -e "$CONFIG_DIR/config.toml" ]; then
         say "keeping the existing $CONFIG_DIR/config.toml"
@@ -133,13 +138,14 @@ do_install() {
     fi
 
     run install -m 0644 "$SRC/systemd/$SERVICE" "$UNIT_DIR/$SERVICE"
+    run install -m 0644 "$SRC/systemd/$SOCKET" "$UNIT_DIR/$SOCKET"
     if systemd_running; then
         run systemctl daemon-reload
-        run systemctl enable "$SERVICE"
-        run systemctl restart "$SERVICE"
-        say "installed; follow it with: journalctl -u tantrix-pi -f"
+        run systemctl enable "$SOCKET" "$SERVICE"
+        run systemctl restart "$SOCKET" "$SERVICE"
+        say "installed; follow it with: journalctl -u tantrix-pi -f; the page is at http://$(hostname).local:8080/"
     else
-        run systemctl enable "$SERVICE"
+        run systemctl enable "$SOCKET" "$SERVICE"
         say "systemd is not running here (a chroot or a container): the service starts at the next boot"
     fi
 }
@@ -147,11 +153,11 @@ do_install() {
 do_uninstall() {
     if [ -e "$UNIT_DIR/$SERVICE" ]; then
         if systemd_running; then
-            run systemctl disable --now "$SERVICE"
+            run systemctl disable --now "$SERVICE" "$SOCKET"
         else
-            run systemctl disable "$SERVICE"
+            run systemctl disable "$SERVICE" "$SOCKET"
         fi
-        run rm -f "$UNIT_DIR/$SERVICE"
+        run rm -f "$UNIT_DIR/$SERVICE" "$UNIT_DIR/$SOCKET"
         if systemd_running; then run systemctl daemon-reload; fi
     else
         say "no $UNIT_DIR/$SERVICE: the service is not installed"

@@ -66,6 +66,22 @@ def colour_code(text: str) -> str:
     return code
 
 
+def player_colours(text: str | None) -> list[str]:
+    """The players' colour codes from 'red,blue' (names or codes, each once; --players, the web page's photo
+    check); all four when empty."""
+    if not text:
+        return list(COLOURS)
+    out = []
+    for word in text.split(","):
+        try:
+            code = colour_code(word.strip())
+        except GameError:
+            raise GameError(f"players: {word.strip()!r} is not a colour (red, yellow, green, blue)") from None
+        if code not in out:
+            out.append(code)
+    return out
+
+
 def bag_empty_at(players: int) -> int:
     """Tiles on the table when the bag runs empty: every drawn tile is on the table or in a hand of six."""
     return len(ALL_NUMBERS) - HAND_SIZE * players

@@ -53,21 +53,38 @@ def _font(px: int) -> ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
-def arc_points(cell: Cell, a: int, b: int, s: float, steps: int = 16) -> list[tuple[float, float]]:
-    """Points along the arc joining the midpoints of edges a and b of `cell` (hexagon circumradius s)."""
+def arc_geometry(cell: Cell, a: int, b: int, s: float):
+    """The arc joining the midpoints of edges a and b of `cell` (hexagon circumradius s) as (start, end,
+    centre, clockwise): centre None for a straight arc through the hexagon's middle; clockwise as seen
+    with y pointing down (the SVG sweep flag)."""
     gap = (b - a) % 6
     if gap > 3:
         a, b, gap = b, a, 6 - gap
+    start, end = edge_midpoint(cell, a, s), edge_midpoint(cell, b, s)
     if gap == 3:  # straight: through the centre
-        return [edge_midpoint(cell, a, s), edge_midpoint(cell, b, s)]
+        return start, end, None, True
     if gap == 1:  # sharp: centred on the corner shared by edges a and a+1, radius s/2
-        ox, oy = corners(cell, s)[a]
+        origin = corners(cell, s)[a]
     else:  # bend: centred on the centre of the neighbouring cell between the two edges, radius 1.5 s
-        ox, oy = centre(neighbour(cell, (a + 1) % 6), s)
-    (ax, ay), (bx, by) = edge_midpoint(cell, a, s), edge_midpoint(cell, b, s)
-    t0, t1 = math.atan2(ay - oy, ax - ox), math.atan2(by - oy, bx - ox)
-    sweep = (t1 - t0 + math.pi) % (2 * math.pi) - math.pi
-    radius = math.hypot(ax - ox, ay - oy)
+        origin = centre(neighbour(cell, (a + 1) % 6), s)
+    return start, end, origin, _sweep(start, end, origin) > 0
+
+
+def _sweep(start, end, origin) -> float:
+    """The angle (radians, -pi..pi) from start to end about origin."""
+    t0 = math.atan2(start[1] - origin[1], start[0] - origin[0])
+    t1 = math.atan2(end[1] - origin[1], end[0] - origin[0])
+    return (t1 - t0 + math.pi) % (2 * math.pi) - math.pi
+
+
+def arc_points(cell: Cell, a: int, b: int, s: float, steps: int = 16) -> list[tuple[float, float]]:
+    """Points along the arc joining the midpoints of edges a and b of `cell` (hexagon circumradius s)."""
+    start, end, origin, _ = arc_geometry(cell, a, b, s)
+    if origin is None:
+        return [start, end]
+    (ox, oy), sweep = origin, _sweep(start, end, origin)
+    t0 = math.atan2(start[1] - oy, start[0] - ox)
+    radius = math.hypot(start[0] - ox, start[1] - oy)
     return [(ox + radius * math.cos(t0 + sweep * i / steps), oy + radius * math.sin(t0 + sweep * i / steps))
             for i in range(steps + 1)]
 

@@ -175,3 +175,38 @@ def test_without_picamera2_the_live_camera_is_opencv_device_0(monkeypatch):
     assert isinstance(source, OpenCVSource) and source.device == 0
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "picamera2" else None)
     assert isinstance(camera_source(), Picamera2Source)
+
+
+FLAT = [((-0.25 + 0.07 * i, 0.18 * (-1) ** i), 420 + 8 * i, (3.0 * (-1) ** i, -2.0), 40 * i) for i in range(8)]
+"""Eight views of a board held nearly facing the camera (tilted 4 degrees at most)."""
+
+
+def test_views_too_alike_to_pin_the_lens_down_are_refused_saying_how_many_more(tmp_path, capsys):
+    from tantrix_pi.calibration.camera import TILTED_VIEWS, coverage
+
+    flat = views(FLAT, seed=4)
+    found, rejected, size = collect(flat, SPEC)
+    assert len(found) == 8 and not rejected
+    c = coverage(found, size)
+    assert c.tilted == 0 and c.needed == TILTED_VIEWS and all(p.tilt_deg < 10 for p in c.poses)  # nominal lens
+    with pytest.raises(CalibrationError, match=f"the views need more tilt: 0 of 8 .* take {TILTED_VIEWS} more"):
+        calibrate(found, size)
+    paths = []
+    for name, image in flat:
+        cv2.imwrite(str(tmp_path / f"{name}.png"), image)
+        paths.append(str(tmp_path / f"{name}.png"))
+    profile = tmp_path / "profile.toml"
+    assert main(["calibrate", "camera", *paths, "--squares", "7x5", "--square-mm", "30", "--marker-mm", "22",
+                 "--dictionary", "DICT_5X5_100", "--calibration", str(profile)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the views need more tilt" in err and not profile.exists()
+    # the lens they give is 3-4 % off: the reason for refusing them
+    from tantrix_pi.calibration.camera import _solve
+
+    assert abs(_solve(found, size, cv2.CALIB_FIX_K3).matrix[0, 0] / K[0, 0] - 1) > 0.03
+    # two tilted views added are not enough yet; three are, and the lens is right
+    found2, _, _ = collect(views([POSES[1], POSES[2]], seed=5), SPEC)
+    assert coverage(found + found2, size).needed == 1
+    found3, _, _ = collect(views([POSES[1], POSES[2], POSES[5]], seed=5), SPEC)
+    assert coverage(found + found3, size).needed == 0
+    assert abs(calibrate(found + found3, size).matrix[0, 0] / K[0, 0] - 1) < 0.01

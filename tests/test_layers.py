@@ -44,3 +44,12 @@ def test_vision_calibration_and_devices_never_import_the_referee_or_the_command_
 def test_the_simulator_draws_with_the_engine_alone():
     found = {str(p.relative_to(ROOT)): reaches(p, OUTER) for p in sorted((ROOT / "tantrix_pi/simulator").glob("*.py"))}
     assert found and {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_web_page_is_an_edge_of_the_referee_that_the_referee_never_imports():
+    found = {str(p.relative_to(ROOT)): reaches(p, ("tantrix_pi.commands",))
+             for p in sorted((ROOT / "tantrix_pi/web").glob("*.py"))}
+    assert found and {k: v for k, v in found.items() if v} == {}
+    found = {str(p.relative_to(ROOT)): reaches(p, ("tantrix_pi.web",))
+             for p in sorted((ROOT / "tantrix_pi/live").glob("*.py"))}
+    assert {k: v for k, v in found.items() if v} == {}

@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 UNIT = ROOT / "systemd" / "tantrix-pi.service"
+SOCKET = ROOT / "systemd" / "tantrix-pi-web.socket"
 INSTALL = ROOT / "systemd" / "install.sh"
 ANALYZE = shutil.which("systemd-analyze")
 SYSTEM_UNITS = next((p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir()), None)
@@ -18,10 +19,10 @@ needs_systemd = pytest.mark.skipif(ANALYZE is None or SYSTEM_UNITS is None,
                                    reason="systemd-analyze or the system unit folder is not installed")
 
 
-def unit() -> configparser.ConfigParser:
+def unit(path: Path = UNIT) -> configparser.ConfigParser:
     parser = configparser.ConfigParser(strict=False, interpolation=None, delimiters=("=",))
     parser.optionxform = str
-    parser.read(UNIT)
+    parser.read(path)
     return parser
 
 
@@ -36,6 +37,7 @@ def verify(text: str, tmp_path: Path, command: str = "verify") -> subprocess.Com
     target = root / "etc/systemd/system" / UNIT.name
     target.parent.mkdir(parents=True)
     target.write_text(text)
+    (target.parent / SOCKET.name).write_text(SOCKET.read_text())
     extra = ["--offline=true"] if command == "security" else []
     return subprocess.run([ANALYZE, command, *extra, f"--root={root}", str(target)], capture_output=True,
                           text=True, timeout=60)
@@ -58,7 +60,24 @@ def test_verify_catches_a_broken_unit(tmp_path):
 def test_unit_is_rated_well_hardened(tmp_path):
     result = verify(UNIT.read_text(), tmp_path, "security")
     level = re.search(r"Overall exposure level for tantrix-pi.service: ([0-9.]+)", result.stdout)
-    assert level and float(level.group(1)) <= 2.0, result.stdout[-300:]
+    assert level and float(level.group(1)) <= 1.3, result.stdout[-300:]  # as before the web page, or better
+
+
+def test_the_web_page_comes_through_a_socket_unit_and_the_service_opens_no_network_socket():
+    from tantrix_pi.live.config import SCHEMA
+
+    service, socket_unit = unit()["Service"], unit(SOCKET)
+    assert service["Sockets"] == SOCKET.name and socket_unit["Socket"]["Service"] == UNIT.name
+    assert socket_unit["Unit"]["PartOf"] == UNIT.name  # stopping the referee closes the page too
+    assert socket_unit["Socket"]["ListenStream"] == str(SCHEMA["web"]["port"][0])
+    assert set(service["RestrictAddressFamilies"].split()) == {"AF_UNIX", "AF_NETLINK"}
+    assert service["IPAddressDeny"] == "any" and "IPAddressAllow" not in service
+    assert socket_unit["Socket"]["IPAddressDeny"] == "any"
+    import ipaddress
+
+    for allowed in socket_unit["Socket"]["IPAddressAllow"].split():
+        if allowed not in ("localhost", "link-local"):
+            assert ipaddress.ip_network(allowed).is_private, allowed
 
 
 def test_unit_runs_the_referee_as_a_watched_hardened_service():
@@ -89,9 +108,10 @@ def test_install_dry_run_lists_every_step_and_changes_nothing(tmp_path):
     assert "python3 -m venv --system-site-packages" in out
     assert f"pip install --quiet --disable-pip-version-check --upgrade {ROOT}[pi]" in out
     assert "write the default" in out
-    assert "systemctl enable tantrix-pi.service" in out
+    assert "systemctl enable tantrix-pi-web.socket tantrix-pi.service" in out
+    assert f"tantrix-pi-web.socket {tmp_path / 'units'}/tantrix-pi-web.socket" in out
     # started at once where systemd runs; in a chroot or container only enabled for the next boot
-    assert ("systemctl restart tantrix-pi.service" in out) == Path("/run/systemd/system").is_dir()
+    assert ("systemctl restart tantrix-pi-web.socket tantrix-pi.service" in out) == Path("/run/systemd/system").is_dir()
     assert "apt-get" not in out
     assert list(tmp_path.iterdir()) == []
 

@@ -7,7 +7,7 @@ import json
 
 from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
-from tantrix_pi.game import GameError, bag_empty_at, colour_code
+from tantrix_pi.game import bag_empty_at, player_colours
 from tantrix_pi.grid import neighbour
 from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
@@ -20,7 +20,7 @@ from tantrix_pi.rules import (
     reading_order,
 )
 from tantrix_pi.scoring import four_lines, four_loops, outcome
-from tantrix_pi.tiles import COLOUR_NAMES, COLOURS
+from tantrix_pi.tiles import COLOUR_NAMES
 
 
 def register(cli) -> None:
@@ -146,21 +146,6 @@ def check(args) -> int:
             print(f"{what} {fmt(c)}" if key == "closure_violations" else f"{what} at {fmt(c)}")
     print("illegal" if bad else "legal")
     return EXIT_NO if bad else EXIT_OK
-
-
-def player_colours(text: str | None) -> list[str]:
-    """The players' colour codes from --players 'red,blue' (names or codes, each once); all four when empty."""
-    if not text:
-        return list(COLOURS)
-    out = []
-    for word in text.split(","):
-        try:
-            code = colour_code(word.strip())
-        except GameError:
-            raise GameError(f"--players: {word.strip()!r} is not a colour (red, yellow, green, blue)") from None
-        if code not in out:
-            out.append(code)
-    return out
 
 
 def score(args) -> int:

@@ -13,7 +13,6 @@ from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.store import Store, StoreError
-from tantrix_pi.tiles import COLOUR_NAMES
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -23,12 +22,36 @@ def register(cli) -> None:
     p.add_argument("--config", metavar="FILE", help="TOML configuration (default: every default; docs/config.md)")
     p = cli.command("demo", "Replay the bundled recording of a 2-player game through the live referee.", cmd_demo)
     p.add_argument("--out", default="demo-out", metavar="DIR", help="where to write frames, GIF, events (demo-out)")
+    p.add_argument("--web", nargs="?", type=_port, const=8080, metavar="PORT",
+                   help="serve the table's web page on PORT (8080) while the game replays, and after it until Ctrl-C")
+    p.add_argument("--fps", type=_fps, metavar="N",
+                   help="frames per second of the replay (default: as fast as it goes; 6 with --web)")
     game = cli.group("game", "Game records: replay, export.")
     p = cli.command("export", "Write the current (or last) game's record, as `game replay` reads it.", cmd_export,
                     parent=game)
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     p.add_argument("--config", metavar="FILE", help="the service's configuration (for its state folder)")
     p.add_argument("--state-dir", metavar="DIR", help="the state folder (overrides the configuration)")
+
+
+def _port(text: str) -> int:
+    import argparse
+
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"needs a TCP port 1..65535 (0: any free one), not {text!r}")
+    return int(text)
+
+
+def _fps(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 240:
+        raise argparse.ArgumentTypeError(f"needs frames per second 0..240 (0: as fast as it goes), not {text!r}")
+    return value
 
 
 class StopRequest:
@@ -58,6 +81,7 @@ def cmd_run(args) -> int:
     from tantrix_pi.live.sdnotify import Notifier
     from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
     from tantrix_pi.live.sinks import Sinks
+    from tantrix_pi.web import server as web_server
 
     cfg = config_mod.load(args.config)
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -68,13 +92,17 @@ def cmd_run(args) -> int:
         opened.callback(store.close)
         if store.moved_aside:
             log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
-        sink = Sinks(standard_sinks(cfg, fresh=store.fresh))
+        hub = web_server.hub_for(cfg)
+        sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else [])])
         opened.callback(sink.close)
         loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
                         stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
                         motion=cfg.gate["motion"], notifier=Notifier())
         loop.hint_timeout = cfg.mode["hint_s"]
         stop_request.attach(loop)
+        web = web_server.start(cfg, loop, hub, detect, profile_path)
+        if web is not None:
+            opened.callback(web.stop)
         buttons = start_buttons(cfg, loop)
         if buttons is not None:
             opened.callback(buttons.close)
@@ -99,7 +127,6 @@ def menu_calibration(profile_path: Path, detect):
 
 def cmd_demo(args) -> int:
     from tantrix_pi.live.demo import run_demo
-    from tantrix_pi.live.tracker import apply, register
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -108,7 +135,42 @@ def cmd_demo(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise TantrixError(f"--out {out}: cannot make the folder ({e.strerror})") from None
-    loop, demo, elapsed = run_demo(out)
+    web = hub = None
+    if args.web is not None:
+        from tantrix_pi.web.hub import Hub
+        from tantrix_pi.web.server import addresses, listen, serve
+
+        hub = Hub()
+        sock = listen("", args.web)  # before the replay: a port in use is one line at once
+    fps = args.fps if args.fps is not None else 6.0 if args.web is not None else 0.0
+
+    def started(loop) -> None:
+        nonlocal web
+        if hub is not None:
+            from tantrix_pi.live.service import make_detector
+
+            hub.show(loop.view())
+            web = serve(hub, sock, state_db=loop.store.path, detect=make_detector(""), profile=out / "profile.toml")
+            print(f"demo: the table's page is at {' or '.join(addresses(sock))} "
+                  f"(pairing code {web.site.pairing.code})", flush=True)
+
+    loop, demo, elapsed = run_demo(out, extra=hub, fps=fps, started=started)
+    code = _demo_verdict(out, loop, demo, elapsed)
+    if web is not None:
+        print(f"demo: the game is over; the page stays at http://localhost:{web.port}/ until Ctrl-C")
+        try:
+            web.thread.join()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            web.stop()
+    return code
+
+
+def _demo_verdict(out: Path, loop, demo, elapsed: float) -> int:
+    """Print what the demo did; exit 0 when every recorded placement was recognised in order."""
+    from tantrix_pi.live.tracker import apply, register
+
     stored = [m.placement for m in loop.store.moves(loop.game)]
     s = loop.stats
     print(f"demo: {s.frames} frames in {elapsed:.1f} s ({s.frames / elapsed:.1f} fps): {s.skipped} skipped for "
@@ -127,21 +189,6 @@ def cmd_demo(args) -> int:
     return EXIT_NO
 
 
-def record_of(store: Store, game: int, setup: dict) -> dict:
-    """The game record of a stored game: players, then every placement and end of turn in order."""
-    players = [COLOUR_NAMES[c] for c in setup.get("players", [])]
-    ends = [e.data for e in store.events(game) if e.kind == "end_turn"]
-    moves = [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == 0]
-    for m in store.moves(game):
-        move = {"player": COLOUR_NAMES[m.player] if m.player else None, **m.placement.to_dict()}
-        if not m.legal:
-            move["legal"] = False
-        moves.append(move)
-        moves += [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == m.seq]
-    return {"format": "tantrix-game/1", "players": players, "mode": setup.get("mode", "game"),
-            "puzzle": setup.get("puzzle"), "moves": moves}
-
-
 def cmd_export(args) -> int:
     if args.state_dir:
         state = Path(args.state_dir)
@@ -155,7 +202,7 @@ def cmd_export(args) -> int:
         game = store.current_game() or store.last_game()
         if game is None:
             raise StoreError(f"{db}: no game recorded yet")
-        text = json.dumps(record_of(store, *game), indent=1) + "\n"
+        text = json.dumps(store.record(game[0]), indent=1) + "\n"
     finally:
         store.close()
     if args.out:

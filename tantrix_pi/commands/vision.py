@@ -4,26 +4,11 @@ from __future__ import annotations
 
 import json
 
-from tantrix_pi.commands.board import player_colours
-from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
+from tantrix_pi.errors import EXIT_OK, TantrixError
+from tantrix_pi.game import player_colours
 from tantrix_pi.grid import Cell
-from tantrix_pi.tiles import COLOUR_NAMES
 from tantrix_pi.vision.detection import CONFIDENT
-
-
-class Unsure(TantrixError):
-    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3); `doubts` names them."""
-
-    exit_code = EXIT_UNSURE
-
-    def __init__(self, message: str, doubts=()) -> None:
-        super().__init__(message)
-        self.doubts = tuple(doubts)
-
-    def to_dict(self) -> dict:
-        return {**super().to_dict(), "doubts": [
-            {"kind": d.kind, "cell": list(d.cell) if d.cell is not None else None, "tile": d.tile,
-             "pixel": [round(x, 1) for x in d.center_px], "detail": d.detail} for d in self.doubts]}
+from tantrix_pi.vision.verdict import Unsure, judgeable, overlay
 
 
 def register(cli) -> None:
@@ -56,20 +41,11 @@ def detect_photo(path: str, calibration: str | None = None):
     return image, detect(image, profile=profile)
 
 
-def judge_photo(path: str, calibration: str | None = None, refused=None):
-    """The photo at `path` and its detection when a verdict may be built on it: `check`, `score` and `puzzle hint`.
-
-    Else Unsure (exit 3) naming every doubt (`Detection.doubts`) or saying that no tile was found; `refused(image,
-    detection, reason)` is called first (to draw the refusal on the overlay). A wrong verdict is worse than none.
-    """
+def judge_photo(path: str, calibration: str | None = None):
+    """The photo at `path` and its detection when a verdict may be built on it (`puzzle hint`); else Unsure."""
     image, det = detect_photo(path, calibration)
-    doubts = det.doubts()
-    if det.tiles and not doubts:
-        return image, det
-    reason = "not sure enough to judge: " + "; ".join(map(str, doubts)) if det.tiles else "no tile found"
-    if refused is not None:
-        refused(image, det, reason)
-    raise Unsure(f"{path}: {reason}", doubts)
+    judgeable(det, path)
+    return image, det
 
 
 def _profile(path: str):
@@ -79,16 +55,13 @@ def _profile(path: str):
     return Profile.load(path)
 
 
-def _write_overlay(args, image, det, notes=(), paths=()) -> None:
+def _write_overlay(args, img) -> None:
     if not args.overlay:
         return
-    from tantrix_pi.vision import overlay
+    from tantrix_pi.vision import overlay as draw
 
-    img = overlay.draw(image, det, notes)
-    for colour, cells, loop in paths:
-        overlay.draw_path(img, det, cells, colour, loop)
     try:
-        overlay.save(args.overlay, img)
+        draw.save(args.overlay, img)
     except Exception as e:  # OpenCV raises its own error type for unknown extensions
         raise TantrixError(f"--overlay {args.overlay}: cannot write it ({str(e).splitlines()[-1][:80]})") from None
 
@@ -99,7 +72,7 @@ def _where(cell: Cell, px) -> str:
 
 def run_detect(args) -> int:
     image, det = detect_photo(args.image, args.calibration)
-    _write_overlay(args, image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"])
+    _write_overlay(args, overlay(image, det, [f"{len(det.tiles)} tiles, {len(det.unsure())} unsure"]))
     if not det.tiles:
         raise Unsure(f"{args.image}: no tile found")
     if args.json:
@@ -117,45 +90,30 @@ def run_detect(args) -> int:
     return EXIT_OK
 
 
-def _judged(args, label: str):
-    """`judge_photo` for check and score: a refusal is also drawn on the overlay, under `label`."""
-    return judge_photo(args.image, args.calibration,
-                       lambda image, det, reason: _write_overlay(args, image, det, [f"{label}: {reason[:90]}"]))
+def _judged(args, label: str, judge) -> int:
+    """A verdict through `tantrix_pi.vision.verdict` (as the web page's photo check), printed and drawn; a
+    refusal is drawn on the overlay too, under `label`."""
+    image, det = detect_photo(args.image, args.calibration)
+    try:
+        verdict = judge(det)
+    except Unsure as e:
+        _write_overlay(args, overlay(image, det, [f"{label}: {e.reason[:90]}"]))
+        raise
+    _write_overlay(args, overlay(image, det, verdict.notes, verdict.paths))
+    print(json.dumps(verdict.answer) if args.json else "\n".join(verdict.lines))
+    return verdict.exit_code
 
 
 def run_check(args) -> int:
     from tantrix_pi.puzzles import puzzle
+    from tantrix_pi.vision.verdict import check
 
     goal = puzzle(args.puzzle)
-    image, det = _judged(args, "no verdict")
-    verdict = goal.check(det.board)
-    head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
-    _write_overlay(args, image, det, [head, *verdict.reasons])
-    if args.json:
-        print(json.dumps({"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
-                          "detection": det.to_dict()}))
-    else:
-        print(head)
-        for reason in verdict.reasons:
-            print(f"  {reason}")
-    return EXIT_OK if verdict.solved else EXIT_NO
+    return _judged(args, "no verdict", lambda det: check(det, goal, args.image))
 
 
 def run_score(args) -> int:
-    from tantrix_pi.scoring import outcome
+    from tantrix_pi.vision.verdict import score
 
     colours = player_colours(args.players)
-    image, det = _judged(args, "no scores")
-    over = outcome(det.board, colours)
-    table = {c: over.scores[c] for c in colours}
-    lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
-    paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
-    _write_overlay(args, image, det, [*lines, over.result()], paths)
-    if args.json:
-        print(json.dumps({"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
-                                     for c, s in table.items()},
-                          "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}))
-    else:
-        print("\n".join(lines))
-        print(over.result())
-    return EXIT_OK
+    return _judged(args, "no scores", lambda det: score(det, colours, args.image))

@@ -95,6 +95,12 @@ SCHEMA: dict[str, dict[str, tuple]] = {  # docs/config.md lists the same keys (a
         "rainbow": ("green", lambda v: v in RAINBOWS, f"one of {', '.join(RAINBOWS)}"),
         "hint_s": (20.0, lambda v: _num(v) and 1 <= v <= 300, "seconds 1..300 the solver may think about a hint"),
     },
+    "web": {
+        "enabled": (True, lambda v: isinstance(v, bool), "true or false"),
+        "port": (8080, lambda v: _int(v) and 1 <= v <= 65535, "a TCP port 1..65535"),
+        "bind": ("", lambda v: isinstance(v, str) and " " not in v,
+                 'an address of this machine ("127.0.0.1", "192.168.1.20"), or "" for every address'),
+    },
     "paths": {
         "state_dir": ("/var/lib/tantrix-pi", lambda v: isinstance(v, str) and v != "", "a folder"),
         "profile": ("", lambda v: isinstance(v, str), "a calibration profile file, or empty"),
@@ -113,6 +119,7 @@ class Config:
     buttons: dict = field(default_factory=dict)
     voice: dict = field(default_factory=dict)
     mode: dict = field(default_factory=dict)
+    web: dict = field(default_factory=dict)
     paths: dict = field(default_factory=dict)
 
     @property

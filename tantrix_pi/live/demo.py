@@ -100,10 +100,11 @@ def photograph(board: Board, reach: tuple[float, float] | None, frame: int, opti
     return render(board, occluder=reach, frame=frame, **options)[0]
 
 
-def run_demo(out: Path, console: bool = True, extra: Sink | None = None,
-             moves: int | None = None) -> tuple[LiveLoop, Demo, float]:
-    """Play the bundled recording (its first `moves` placements) into `out` (state, events, display frames,
-    GIF); returns the loop, the recording and the seconds it took."""
+def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: int | None = None,
+             fps: float = 0.0, started=None) -> tuple[LiveLoop, Demo, float]:
+    """Play the bundled recording (its first `moves` placements, `fps` frames a second, 0: as fast as it goes)
+    into `out` (state, events, display frames, GIF); returns the loop, the recording and the seconds it took.
+    `started(loop)` is called once the loop exists, before the first frame."""
     if out.exists():
         for name in ("state.db", "state.db-wal", "state.db-shm", "events.jsonl"):
             (out / name).unlink(missing_ok=True)
@@ -131,10 +132,12 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None,
         raise NotAvailable(f"the demo needs the detector and the photo renderer: {e}") from None
     store = Store(cfg.state_dir / "state.db")
     sink = Sinks(sinks)
-    source = ReplaySource(lambda: demo.frames(loop.commands))
+    source = ReplaySource(lambda: demo.frames(loop.commands), fps)
     loop = LiveLoop(source, detect, store, setup_of(cfg), sink,
                     stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
                     motion=cfg.gate["motion"])
+    if started is not None:
+        started(loop)
     t0 = time.perf_counter()
     loop.run()
     elapsed = time.perf_counter() - t0

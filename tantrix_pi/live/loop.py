@@ -66,9 +66,9 @@ class LiveLoop:
             self.game, self.resumed = store.new_game(setup.to_dict()), False
         self.stable_frames, self.min_confidence = stable_frames, min_confidence
         self.commands: queue.Queue[tuple[str, object]] = queue.Queue()
-        """Taken between frames: ("end_turn" | "undo", None), ("new_game", Setup or None), ("screen", a devices
-        Screen to show, or None to show the game again), and the answers of background jobs: ("hinted", Event),
-        ("calibrated", (ok, note))."""
+        """Taken between frames: ("end_turn" | "undo" | "hint", None), ("new_game", Setup or None), ("screen", a
+        devices Screen to show, or None to show the game again), ("voice", on), ("calibrating", on: the web page's
+        guided calibration), and the answers of background jobs: ("hinted", Event), ("calibrated", (ok, note))."""
         self.buttons: queue.Queue = queue.Queue()
         """Button events (devices `Event`s, put by the buttons' callbacks), run through `menu` between frames."""
         self.menu = None
@@ -79,6 +79,8 @@ class LiveLoop:
         self.busy: str | None = None
         """The background job running ("hint" or "calibrate"), at most one at a time."""
         self.calibration_step: int | None = None
+        self.calibrating = False
+        """The web page's guided calibration is on: frames are not judged (the table shows the sheet)."""
         """A calibration step asked for, waiting for a still frame (the hand that pressed next may be in view)."""
         self.camera_up = False
         self.ready_sent = False
@@ -111,6 +113,19 @@ class LiveLoop:
             else:
                 self.sink.screen(setup)
             return
+        if name == "voice":
+            self.sink.set_voice(bool(setup))
+            if self.menu is not None:
+                self.menu.settings = replace(self.menu.settings, voice=bool(setup))
+            return
+        if name == "calibrating":
+            self.calibrating = bool(setup)
+            self.tracker.motion()
+            return
+        if name == "hint":
+            if self.referee.setup.mode in ("discovery", "rainbow"):
+                self._ask_hint()
+            return
         if name == "end_turn":
             out = self.referee.end_turn()
         elif name == "undo":
@@ -136,6 +151,10 @@ class LiveLoop:
             return Ruling(events=[Event("refused", f"No new game while the game cannot be saved ({e.reason}): "
                                         "this one goes on.", {"reason": e.reason})])
         self._load_game()
+        if self.menu is not None:  # a game started from the web page: the menu shows its settings
+            from tantrix_pi.live.referee import settings_of_setup
+
+            self.menu.settings = settings_of_setup(self.referee.setup, self.menu.settings)
         return Ruling(events=[Event("new_game", f"New game {self.game}: clear the table.", {"game": self.game})])
 
     # -- the store ----------------------------------------------------------------------------------
@@ -265,7 +284,7 @@ class LiveLoop:
             self._lost(e)
             return False
         if self.stats.camera_lost:
-            self._say([Event("camera", "Camera is back.", {})])
+            self._say([Event("camera", "Camera is back.", {"up": True})])
         self.camera_up = True
         self.gate.reset()
         self.tracker.motion()  # anything may have changed while the camera was away
@@ -278,7 +297,7 @@ class LiveLoop:
         if self.camera_up or not self.stats.camera_lost:
             what = "Camera lost" if self.ready_sent else "No camera"
             self.stats.camera_lost += 1
-            self._say([Event("camera", f"{what}: {e}. Retrying.", {})])
+            self._say([Event("camera", f"{what}: {e}. Retrying.", {"up": False})])
             self.notifier.status(f"camera lost: {e}")
         if self.camera_up:
             try:
@@ -318,9 +337,14 @@ class LiveLoop:
             self.tracker.motion()
         self.last_frame_at = now
         self.stats.frames += 1
-        if self.menu is not None and self.menu.step is not None:
+        self.sink.frame(frame, self._judge(frame))
+        return True
+
+    def _judge(self, frame: np.ndarray) -> Detection | None:
+        """One frame through the gate, the detector, the tracker and the referee; the detection, if it ran."""
+        if self.calibrating or (self.menu is not None and self.menu.step is not None):
             self._calibration_frame(frame)
-            return True
+            return None
         self.calibration_step = None  # cancelled before it ran
         t0 = time.perf_counter()
         moving = self.gate.moving(frame)
@@ -329,7 +353,7 @@ class LiveLoop:
         if moving:
             self.stats.skipped += 1
             self.tracker.motion()
-            return True
+            return None
         try:
             det = self.detect(frame)
         except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
@@ -337,7 +361,7 @@ class LiveLoop:
             log.error("the detector failed on a frame (%s: %s); frame skipped", type(e).__name__, e,
                       exc_info=self.stats.detector_errors == 1)
             self.tracker.motion()
-            return True
+            return None
         self.stats.detect_s.append(time.perf_counter() - t1)
         self.stats.detected += 1
         if det.tile_px > 0:
@@ -357,7 +381,7 @@ class LiveLoop:
             out = self.referee.unsure(result)
             self._save(lambda game=self.game: self.store.log_events(game, out.events))
             self._say(out.events, out)
-        return True
+        return det
 
     def _changed_tiles(self, frame: np.ndarray) -> float | None:
         """How many tile areas of the picture differ from the table as last committed (None: unknown)."""
@@ -415,6 +439,8 @@ class LiveLoop:
             forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
                       for f in rules.forced_space_report(ref.board)]
         scores = ref.scores() if ref.setup.is_game else {}
-        last = out.added[-1].placement if out and out.added else None
-        return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores,
-                    ref.turn, last)
+        last = out.added[-1].placement if out and out.added else ref.moves[-1].placement if ref.moves else None
+        doubted = list(self.tracker.announced_unsure[0]) if self.tracker.announced_unsure else []
+        return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores, ref.turn, last,
+                    game=self.game, mode=ref.setup.mode, players=list(ref.setup.players), puzzle=ref.setup.puzzle,
+                    doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [])

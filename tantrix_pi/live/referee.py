@@ -58,6 +58,24 @@ def setup_of_settings(settings) -> Setup:
     return Setup(settings.mode, [], settings.puzzle)
 
 
+def settings_of_setup(setup: Setup, settings):
+    """The devices menu `Settings` showing `setup` (what it does not set is kept from `settings`)."""
+    from dataclasses import replace
+
+    from tantrix_pi.tiles import COLOUR_NAMES
+
+    if setup.mode == "game":
+        rest = tuple(c for c in settings.seats if c not in setup.players)
+        return replace(settings, mode=setup.mode, players=len(setup.players), seats=(*setup.players, *rest))
+    name = (setup.puzzle or "").split(":")
+    if setup.mode == "discovery" and len(name) > 1:
+        return replace(settings, mode="discovery", discovery=int(name[1]))
+    if setup.mode == "rainbow" and len(name) > 1:
+        letter = next(c for c, n in COLOUR_NAMES.items() if n == name[1])
+        return replace(settings, mode="rainbow", rainbow=letter)
+    return replace(settings, mode=setup.mode)
+
+
 @dataclass
 class Ruling:
     """What one commit means: moves to store, moves taken back (by seq), and events to announce."""
@@ -310,8 +328,14 @@ class Referee:
         """Each player's score now: the longer of their longest line and twice their longest loop."""
         return {c: s.score for c, s in scoring.scores(self.board, self.setup.players).items()}
 
+    def outcome(self) -> scoring.Outcome | None:
+        """How the game ended (who won, why), None while it goes on or outside a game."""
+        if not self.over:
+            return None
+        return scoring.outcome(self.board, self.setup.players, scoring.Termination.ALL_PLACED)
+
     def _game_over(self) -> Event:
-        over = scoring.outcome(self.board, self.setup.players, scoring.Termination.ALL_PLACED)
+        over = self.outcome()
         return Event("game_over", over.summary(), {"scores": over.player_scores, "winners": list(over.winners),
                                                    "termination": over.termination.value})
 

@@ -155,3 +155,4 @@ def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
         return None
     loop.menu = menu_of(cfg)
     return buttons
+

@@ -25,6 +25,16 @@ class View:
     scores: dict[str, int] = field(default_factory=dict)
     turn: str | None = None
     last: Placement | None = None
+    game: int = 0
+    """The stored game's number."""
+    mode: str = "game"
+    players: list[str] = field(default_factory=list)
+    puzzle: str | None = None
+    doubted: list[tuple[int, int]] = field(default_factory=list)
+    """Cells whose tile the camera cannot read (said in the last `unsure` event, until the next commit)."""
+    bag_empty: bool = False
+    winners: list[str] = field(default_factory=list)
+    """Once the game is over: the player (or the players in a tie) with the best score."""
 
 
 class Sink:
@@ -41,6 +51,10 @@ class Sink:
 
     def tick(self) -> None:
         """Called once per frame from the main loop (a mono screen turns its page)."""
+
+    def frame(self, frame, detection=None) -> None:
+        """Every frame the loop reads, with the detector's reading when it ran on it (the web page's picture).
+        The frame must not be changed; a sink keeps it, never copies or encodes it here."""
 
     def set_voice(self, on: bool) -> None:
         """Speaking switched on or off from the menu (voice sinks only)."""
@@ -122,10 +136,10 @@ class Sinks(Sink):
         self.sinks = list(sinks)
         self.failed: set[int] = set()
 
-    def _each(self, method: str, arg) -> None:
+    def _each(self, method: str, *args) -> None:
         for s in self.sinks:
             try:
-                getattr(s, method)(*(() if arg is None else (arg,)))
+                getattr(s, method)(*args)
             except Exception as e:  # a broken screen or speaker must not lose the game
                 if id(s) not in self.failed:
                     self.failed.add(id(s))
@@ -142,7 +156,10 @@ class Sinks(Sink):
         self._each("show", view)
 
     def tick(self) -> None:
-        self._each("tick", None)
+        self._each("tick")
+
+    def frame(self, frame, detection=None) -> None:
+        self._each("frame", frame, detection)
 
     def screen(self, screen) -> None:
         self._each("screen", screen)

@@ -77,12 +77,17 @@ class Store:
 
     def __init__(self, path: str | Path, read_only: bool = False, lock: bool = False) -> None:
         """Open (or create) the database for the referee, who must be able to write it (a corrupt file is renamed
-        aside); `read_only` only reads what is there (`game export`: a damaged file is StoreError, never moved);
-        `lock`: this process is the one referee of the file until `close()` (`tantrix-pi run`)."""
+        aside); `lock`: this process is the one referee of the file until `close()` (`tantrix-pi run`).
+
+        `read_only` only reads an existing database, never changing it: `game export` (a damaged file is
+        StoreError, never moved; a folder it cannot write is fine) and the web page's thread beside the
+        referee's writes (WAL lets it read without ever making the referee wait)."""
         self.path = Path(path)
         self.moved_aside: Path | None = None
         self.lock = None
         if read_only:
+            if not self.path.exists():
+                raise StoreError(f"{self.path}: no game recorded here")
             self.db = self._open_read_only()
             self.fresh = False
             return
@@ -107,16 +112,13 @@ class Store:
         """The database opened without writing anything, even in a read-only folder."""
         uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
         try:
-            db = sqlite3.connect(uri, uri=True, isolation_level=None)
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
             try:
-                db.execute("PRAGMA quick_check").fetchone()
+                db.execute("SELECT 1 FROM games LIMIT 1")  # a damaged file fails here too (DatabaseError)
             except sqlite3.OperationalError:  # WAL needs its -shm file: a folder we cannot write has none
                 db.close()
                 db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
-            ok = db.execute("PRAGMA quick_check").fetchone()[0]
-            if ok != "ok":
-                raise sqlite3.DatabaseError(f"integrity check: {ok}")
-            db.execute("SELECT 1 FROM games LIMIT 1")
+                db.execute("SELECT 1 FROM games LIMIT 1")
         except sqlite3.OperationalError as e:
             raise StoreError(f"{self.path}: cannot read the state database ({e})") from None
         except sqlite3.DatabaseError as e:
@@ -185,6 +187,53 @@ class Store:
         """(id, setup) of the most recent game, running or ended."""
         row = self.db.execute("SELECT id, setup FROM games ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
+
+    def games(self) -> list[dict]:
+        """Every game, newest first: number, setup, start and end (seconds since the epoch), tiles."""
+        rows = self.db.execute("SELECT id, setup, started, ended, (SELECT COUNT(*) FROM moves m WHERE m.game=g.id) "
+                               "FROM games g ORDER BY id DESC").fetchall()
+        return [{"game": i, "setup": json.loads(s), "started": a, "ended": b, "tiles": n} for i, s, a, b, n in rows]
+
+    def setup(self, game: int) -> dict:
+        """The setup a game was started with; StoreError when there is no such game."""
+        row = self.db.execute("SELECT setup FROM games WHERE id=?", (game,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: there is no game {game}")
+        return json.loads(row[0])
+
+    def record(self, game: int) -> dict:
+        """The `tantrix-game/1` record of a stored game: players, then every placement and end of turn in order."""
+        from tantrix_pi.tiles import COLOUR_NAMES
+
+        setup = self.setup(game)
+        players = [COLOUR_NAMES[c] for c in setup.get("players", [])]
+        ends = [e.data for e in self.events(game) if e.kind == "end_turn"]
+        moves = [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == 0]
+        for m in self.moves(game):
+            move = {"player": COLOUR_NAMES[m.player] if m.player else None, **m.placement.to_dict()}
+            if not m.legal:
+                move["legal"] = False
+            moves.append(move)
+            moves += [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == m.seq]
+        return {"format": "tantrix-game/1", "players": players, "mode": setup.get("mode", "game"),
+                "puzzle": setup.get("puzzle"), "moves": moves}
+
+    def steps(self, game: int) -> list[tuple[Board, list[Event]]]:
+        """The game as it was seen: the empty table, then each committed board, each with the events
+        announced with it (and those that came with no board, until the next one)."""
+        self.setup(game)
+        steps: list[tuple[Board, list[Event]]] = [(Board(), [])]
+        index: dict[int, int] = {}
+        for board_id, text in self.db.execute("SELECT id, board FROM boards WHERE game=? ORDER BY id", (game,)):
+            index[board_id] = len(steps)
+            steps.append((Board.from_json(text), []))
+        current = 0
+        for board_id, kind, text, data in self.db.execute(
+                "SELECT board, kind, text, data FROM events WHERE game=? ORDER BY id", (game,)):
+            if board_id is not None:
+                current = index.get(board_id, current)
+            steps[current][1].append(Event(kind, text, json.loads(data)))
+        return steps
 
     # -- state ------------------------------------------------------------------------------------
     def board(self, game: int) -> Board:

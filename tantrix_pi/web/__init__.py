@@ -1,0 +1,1 @@
+"""The table's web page: the board, the scores and the verdicts live on every phone (docs/web.md)."""

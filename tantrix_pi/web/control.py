@@ -1,0 +1,64 @@
+"""Running the table from a paired phone: what the buttons' menu does, as commands for the live loop.
+
+Each request becomes one or more `(name, argument)` commands on the loop's queue; the loop carries them
+out between frames, and what follows (a new game, a refused end of turn, a hint) is announced as usual.
+
+| action | body | does |
+|---|---|---|
+| `new-game` | `{}` or a mode as in `[mode]` (`{"kind": "game", "players": ["red", "blue"]}`) | a new game |
+| `settings` | a mode as in `[mode]`, and/or `{"voice": true}` | a new game when the mode changed; voice |
+| `end-turn` | | the player to move ends the turn (the next button) |
+| `undo` | | which tile to take off to undo (the back button) |
+| `hint` | | a solver hint in a Discovery or Rainbow puzzle |
+| `voice` | `{"on": true}` | speaking on or off |
+"""
+
+from __future__ import annotations
+
+from tantrix_pi.errors import TantrixError
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.sinks import View
+
+
+class ControlError(TantrixError):
+    """A control request that cannot be carried out (answered 400 with this line)."""
+
+
+ACTIONS = ("new-game", "settings", "end-turn", "undo", "hint", "voice")
+
+
+def setup_of_body(body: dict) -> Setup:
+    """The game or puzzle a request describes, checked as the `[mode]` section of the config is."""
+    from tantrix_pi.live import config
+    from tantrix_pi.live.service import setup_of
+
+    mode = {k: v for k, v in body.items() if k != "voice"}
+    try:
+        return setup_of(config.from_dict({"mode": mode}, "request"))
+    except config.ConfigError as e:
+        raise ControlError(str(e).replace("request: mode.", "")) from None
+
+
+def command(action: str, body, view: View | None) -> list[tuple[str, object]]:
+    """The loop commands for one control request."""
+    if action not in ACTIONS:
+        raise ControlError(f"unknown action {action!r}: one of {', '.join(ACTIONS)}")
+    if not isinstance(body, dict):
+        raise ControlError("the request body must be a JSON object")
+    if action in ("end-turn", "undo", "hint"):
+        return [(action.replace("-", "_"), None)]
+    if action == "voice":
+        if not isinstance(body.get("on"), bool):
+            raise ControlError('send {"on": true} or {"on": false}')
+        return [("voice", body["on"])]
+    if "voice" in body and not isinstance(body["voice"], bool):
+        raise ControlError("voice must be true or false")
+    described = {k: v for k, v in body.items() if k != "voice"}
+    current = Setup(view.mode, list(view.players), view.puzzle) if view is not None else None
+    setup = setup_of_body(body) if described else current
+    out: list[tuple[str, object]] = []
+    if action == "new-game" or (setup is not None and setup != current):
+        out.append(("new_game", setup))
+    if "voice" in body:
+        out.append(("voice", body["voice"]))
+    return out

@@ -1,0 +1,58 @@
+"""Who may run the table from a phone: the 6-digit code the display shows buys a token; reading is open.
+
+The code is new at every start of the referee (and in its log). Wrong codes are limited: after
+`MAX_FAILURES` within `WINDOW_S` seconds every attempt is refused until the window has passed, so the
+million codes cannot be tried from the room's network.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+
+MAX_FAILURES = 5
+WINDOW_S = 60.0
+
+
+class TooManyAttempts(Exception):
+    """Pairing is refused for a while after too many wrong codes; `retry_after` seconds."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"too many wrong codes: try again in {retry_after:.0f} s")
+        self.retry_after = retry_after
+
+
+class Pairing:
+    """The pairing code and the tokens it gave out (kept in memory: a restart pairs afresh)."""
+
+    def __init__(self, code: str | None = None, clock=time.monotonic) -> None:
+        self.code = code if code is not None else f"{secrets.randbelow(1_000_000):06d}"
+        self.clock = clock
+        self._tokens: set[str] = set()
+        self._failures: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def pair(self, code: str) -> str | None:
+        """A new token for the right code, None for a wrong one; TooManyAttempts while refusing."""
+        now = self.clock()
+        with self._lock:
+            while self._failures and now - self._failures[0] > WINDOW_S:
+                self._failures.popleft()
+            if len(self._failures) >= MAX_FAILURES:
+                raise TooManyAttempts(WINDOW_S - (now - self._failures[0]))
+            if not hmac.compare_digest(str(code).strip().encode(), self.code.encode()):
+                self._failures.append(now)
+                return None
+            token = secrets.token_urlsafe(24)
+            self._tokens.add(token)
+            return token
+
+    def allows(self, token: str | None) -> bool:
+        """Whether `token` came from `pair`."""
+        if not token:
+            return False
+        with self._lock:
+            return any(hmac.compare_digest(token.encode(), t.encode()) for t in self._tokens)

@@ -1,0 +1,559 @@
+"""The table's web page without a browser: the SVG contract, the state the referee hands over, the live
+stream (a slow client dropped, the referee never waiting), pairing and control, photo checks, replays."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import threading
+import time
+import xml.etree.ElementTree as ET
+
+import cv2
+import httpx2 as httpx
+import numpy as np
+import pytest
+from live_fakes import detect_frame, scene_source
+from starlette.testclient import TestClient
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.cli import main
+from tantrix_pi.live.loop import LiveLoop
+from tantrix_pi.live.recording import load_record, placements, script, turn_ends
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.sinks import MemorySink, Sinks, View
+from tantrix_pi.live.store import Event, Store
+from tantrix_pi.simulator import PLAIN, legal_board, render
+from tantrix_pi.web.app import MAX_UPLOAD, Site, make_app
+from tantrix_pi.web.hub import CLIENT_QUEUE, Broadcaster, Hub
+from tantrix_pi.web.pairing import MAX_FAILURES, Pairing
+from tantrix_pi.web.server import listen, serve
+from tantrix_pi.web.svg import board_svg
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def tiles_of(svg: str) -> list[tuple[int, int, int, int]]:
+    root = ET.fromstring(svg)
+    return sorted((int(g.get("data-tile")), int(g.get("data-q")), int(g.get("data-r")), int(g.get("data-rot")))
+                  for g in root.iter(f"{SVG}g") if g.get("class") == "tile")
+
+
+# -- the board's SVG ------------------------------------------------------------------------------------
+def test_every_tile_is_an_svg_element_with_its_number_cell_and_turn():
+    board = legal_board(9, seed=4)
+    svg = board_svg(board, forced=[(5, 5), (6, 5)], last=next(iter(board)).cell, doubted=[(4, 4)], turn_deg=30)
+    assert tiles_of(svg) == sorted((p.tile, p.q, p.r, p.rot) for p in board)
+    root = ET.fromstring(svg)
+    groups = [g for g in root.iter(f"{SVG}g") if g.get("class") == "tile"]
+    assert all(len(g.findall(f"{SVG}path")) == 3 for g in groups)  # three arcs on every tile
+    forced = [g for g in root.iter(f"{SVG}g") if g.get("class") == "forced"]
+    assert [(g.get("data-letter"), g.get("data-q"), g.get("data-r")) for g in forced] == [("A", "5", "5"),
+                                                                                         ("B", "6", "5")]
+    assert [g.findtext(f"{SVG}text") for g in forced] == ["A", "B"]
+    assert [g.findtext(f"{SVG}text") for g in root.iter(f"{SVG}g") if g.get("class") == "doubted"] == ["?"]
+    assert "rotate(30 " in svg
+
+
+def test_svg_arcs_follow_the_renderers_geometry():
+    from tantrix_pi.render import arc_points
+    from tantrix_pi.web.svg import SIZE
+
+    p = Placement(1, 2, -1, 3)
+    svg = board_svg(Board([p]))
+    paths = [e.get("d") for e in ET.fromstring(svg).iter(f"{SVG}path")]
+    from tantrix_pi.tiles import TILES
+
+    for arc, d in zip(TILES[1].arcs, paths, strict=True):
+        a, b = ((e + p.rot) % 6 for e in arc.edges)
+        pts = arc_points(p.cell, a, b, SIZE)
+        numbers = [float(x) for x in d.replace("M", " ").replace("A", " ").replace("L", " ").split()]
+        assert numbers[:2] == pytest.approx(pts[0], abs=0.01) and numbers[-2:] == pytest.approx(pts[-1], abs=0.01)
+        if len(pts) > 2:  # a curve: its radius is the distance of the middle point from the arc's circle centre
+            mid = np.array(pts[len(pts) // 2])
+            ends = np.array([pts[0], pts[-1]])
+            r = numbers[2]
+            chord = np.linalg.norm(ends[1] - ends[0])
+            sagitta = r - np.sqrt(r * r - chord * chord / 4)
+            assert np.linalg.norm(mid - ends.mean(axis=0)) == pytest.approx(sagitta, abs=0.02)
+
+
+# -- a whole game through the loop into the hub -----------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """The bundled game replayed through the live loop (fake camera) with the hub as one of its sinks."""
+    rec = load_record()
+    tmp = tmp_path_factory.mktemp("game")
+    scenes = script(placements(rec), still=3, hand=1, illegal_at=9, turn_ends=turn_ends(rec))
+    hub, memory = Hub(), MemorySink()
+    store = Store(tmp / "state.db")
+    loop = None
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
+                    Sinks([memory, hub]), stable_frames=2)
+    loop.run()
+    return loop, hub, memory, rec
+
+
+def test_api_state_is_the_referees_game(played):
+    from tantrix_pi.game import record_from_dict, replay_game
+
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        state = client.get("/api/state").json()
+    board = Board.from_dict(state["board"])
+    assert state["board"]["format"] == "tantrix-board/1" and board == loop.store.board(loop.game)
+    assert len(board) == 56 and tiles_of(state["svg"]) == sorted((p.tile, p.q, p.r, p.rot) for p in board)
+    engine, _ = replay_game(record_from_dict(rec))
+    assert state["scores"] == {p: s.score for p, s in engine.scores().items()}
+    assert state["over"] and state["winners"] == list(engine.outcome().winners) and state["bag_empty"]
+    assert state["mode"] == "game" and state["players"] == ["R", "Y"] and state["turn"] in ("R", "Y")
+    assert [(e["kind"], e["text"]) for e in state["events"]] == [(e.kind, e.text) for e in memory.events[-50:]]
+    assert state["last"] == loop.store.moves(loop.game)[-1].placement.to_dict()
+    assert state["seen"] > 0 and state["camera"]["up"]
+
+
+def test_the_last_frame_read_is_drawn_with_what_was_seen(played):
+    loop, hub, _, _ = played
+    with TestClient(make_app(Site(hub))) as client:
+        r = client.get("/api/seen.jpg")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
+    picture = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
+    frame = hub.seen().frame
+    assert picture.shape == frame.shape and np.abs(picture.astype(int) - frame.astype(int)).mean() > 1
+    with TestClient(make_app(Site(Hub()))) as client:
+        assert client.get("/api/seen.jpg").status_code == 404  # nothing seen yet: said, not a broken picture
+
+
+def test_replay_steps_and_records_come_from_the_store(played, tmp_path):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        games = client.get("/api/games").json()["games"]
+        steps = client.get(f"/api/games/{loop.game}/steps").json()["steps"]
+        last = client.get(f"/api/games/{loop.game}/steps/{len(steps) - 1}").json()
+        first = client.get(f"/api/games/{loop.game}/steps/1").json()
+        record = client.get("/api/game").json()
+        assert client.get(f"/api/games/{loop.game}/steps/{len(steps)}").status_code == 404
+        assert client.get("/api/games/99").status_code == 404
+    assert games[0]["game"] == loop.game and games[0]["tiles"] == 56
+    assert steps[0]["tiles"] == 0 and steps[-1]["tiles"] == 56
+    assert sum(len(s["events"]) for s in steps) == len(loop.store.events(loop.game))
+    assert Board.from_dict(last["board"]) == loop.store.board(loop.game)
+    assert len(tiles_of(first["svg"])) == 1 and first["events"][0]["kind"] == "placed"
+    assert sum(s["events"].count(e.text) for s in steps for e in memory.events if e.kind == "illegal") == 1
+    out = tmp_path / "record.json"
+    assert main(["game", "export", "--state-dir", str(loop.store.path.parent), "--out", str(out)]) == 0
+    assert record == json.loads(out.read_text())
+    assert [m for m in record["moves"] if not m.get("end_turn")] == [m for m in rec["moves"] if not m.get("end_turn")]
+
+
+# -- the hand-off: the referee never waits, a slow client is dropped --------------------------------------
+def view(n: int = 0) -> View:
+    return View(f"message {n}", Board([Placement(1, 0, 0, n % 6)]), [], {"R": n}, "R", game=1, players=["R", "B"])
+
+
+def test_a_slow_client_is_dropped_and_the_others_get_every_change():
+    async def scenario():
+        hub = Hub()
+        broadcaster = Broadcaster(hub, lambda snap: {"version": snap.version})
+        broadcaster.start()
+        slow, quick = broadcaster.subscribe(), broadcaster.subscribe()
+        got = [await quick.queue.get()]
+        for n in range(3 * CLIENT_QUEUE):
+            threading.Thread(target=hub.show, args=(view(n),)).start()  # from other threads, as the referee does
+            await asyncio.sleep(0.01)
+            got.append(await asyncio.wait_for(quick.queue.get(), 1))
+        assert slow.dropped and slow not in broadcaster.clients and broadcaster.dropped == 1
+        assert await slow.queue.get() is None  # its stream ends; the browser reconnects
+        versions = [json.loads(m.split(b"data: ")[1])["version"] for m in got]
+        assert versions == sorted(set(versions)) and len(versions) == 3 * CLIENT_QUEUE + 1
+        broadcaster.stop()
+
+    asyncio.run(scenario())
+
+
+def test_the_referee_never_waits_for_the_page():
+    hub = Hub()
+    loop = asyncio.new_event_loop()  # attached but never run: a web side that is stuck
+    hub.attach(loop, lambda: None)
+    t0 = time.perf_counter()
+    for n in range(2000):
+        hub.announce(Event("placed", f"Placed {n}", {}))
+        hub.show(view(n))
+    assert (time.perf_counter() - t0) / 4000 < 0.001
+    loop.close()  # a web side that is gone
+    hub.announce(Event("placed", "after", {}))
+    assert hub.snapshot().events[-1]["text"] == "after" and len(hub.snapshot().events) == 50
+
+
+def test_a_broken_page_never_stops_the_referee(tmp_path, caplog):
+    from live_fakes import scene_frames
+
+    from tantrix_pi.devices.sources import sequence_source
+    from tantrix_pi.live.recording import game_moves
+
+    class Broken(Hub):
+        def show(self, view):
+            raise RuntimeError("page bug")
+
+    memory = MemorySink()
+    moves = game_moves(3, 6)
+    loop = LiveLoop(sequence_source(scene_frames(script(moves, still=3, hand=1))), detect_frame,
+                    Store(tmp_path / "s.db"), Setup(), Sinks([Broken(), memory]), stable_frames=2)
+    loop.run()
+    assert [e.data["tile"] for e in memory.events if e.kind == "placed"] == [p.tile for p in moves]
+    assert "Broken failed (RuntimeError: page bug)" in caplog.text
+
+
+def test_the_live_stream_delivers_an_announcement_within_a_second():
+    hub = Hub()
+    hub.show(view(1))
+    server = serve(hub, listen("127.0.0.1", 0))
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=5) as client, \
+                client.stream("GET", "/api/events") as stream:
+            lines = stream.iter_lines()
+            first = next(line for line in lines if line.startswith("data: "))
+            assert json.loads(first[6:])["scores"] == {"R": 1}
+            t0 = time.perf_counter()
+            hub.announce(Event("illegal", "Illegal: tile 5 at (1,0): no.", {"tile": 5}))
+            message = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
+            assert time.perf_counter() - t0 < 1.0
+            assert message["events"][-1]["text"] == "Illegal: tile 5 at (1,0): no."
+    finally:
+        server.stop()
+
+
+def test_a_port_in_use_is_one_line(tmp_path, capsys):
+    taken = listen("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        assert main(["demo", "--out", str(tmp_path / "d"), "--web", str(port)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"port {port}" in err and "in use" in err
+    finally:
+        taken.close()
+
+
+# -- pairing and control ---------------------------------------------------------------------------
+@pytest.fixture
+def table():
+    hub, commands = Hub(), queue.Queue()
+    hub.show(View(board=Board(), game=1, mode="game", players=["R", "B"]))
+    site = Site(hub, commands=commands, pairing=Pairing("123456"))
+    with TestClient(make_app(site)) as client:
+        yield client, commands, site
+
+
+def test_control_without_pairing_is_refused_and_changes_nothing(table):
+    client, commands, _ = table
+    for action in ("new-game", "settings", "end-turn", "undo", "voice"):
+        r = client.post(f"/api/control/{action}", json={"on": True})
+        assert r.status_code == 403 and "pair" in r.json()["error"]
+        r = client.post(f"/api/control/{action}", json={}, headers={"Authorization": "Bearer forged"})
+        assert r.status_code == 403
+    assert commands.empty()
+
+
+def test_pairing_gives_a_token_and_wrong_codes_are_limited(table):
+    client, commands, site = table
+    assert client.post("/api/pair", json={"code": "000000"}).status_code == 403
+    token = client.post("/api/pair", json={"code": "123456"}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    r = client.post("/api/control/new-game", json={"kind": "game", "players": ["green", "red", "blue"]}, headers=auth)
+    assert r.status_code == 202 and commands.get_nowait() == ("new_game", Setup("game", ["G", "R", "B"]))
+    r = client.post("/api/control/settings", json={"kind": "discovery", "discovery": 7, "voice": True}, headers=auth)
+    assert r.status_code == 202
+    assert [commands.get_nowait(), commands.get_nowait()] == [("new_game", Setup("discovery", [], "discovery:7")),
+                                                             ("voice", True)]
+    r = client.post("/api/control/settings", json={"voice": False}, headers=auth)  # same game: voice only
+    assert commands.get_nowait() == ("voice", False) and commands.empty()
+    r = client.post("/api/control/new-game", json={"kind": "game", "players": ["red", "red"]}, headers=auth)
+    assert r.status_code == 400 and "players" in r.json()["error"] and commands.empty()
+    for _ in range(MAX_FAILURES):
+        client.post("/api/pair", json={"code": "654321"})
+    r = client.post("/api/pair", json={"code": "123456"})  # even the right code, while refusing
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+
+
+def test_a_paired_phone_starts_a_new_game_on_the_running_referee(tmp_path):
+    from live_fakes import frame_of
+
+    from tantrix_pi.devices.sources import sequence_source
+
+    hub, memory = Hub(), MemorySink()
+    store = Store(tmp_path / "state.db")
+    loop = LiveLoop(sequence_source([frame_of(Board())] * 6), detect_frame, store, Setup(), Sinks([hub, memory]))
+    hub.show(loop.view())
+    site = Site(hub, store.path, loop.commands, Pairing("111111"))
+    with TestClient(make_app(site)) as client:
+        token = client.post("/api/pair", json={"code": "111111"}).json()["token"]
+        r = client.post("/api/control/new-game", json={"kind": "rainbow", "rainbow": "red"},
+                        headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 202
+        loop.run()
+        state = client.get("/api/state").json()
+    assert store.current_game()[1] == {"mode": "rainbow", "players": [], "puzzle": "rainbow:red"}
+    assert [e.kind for e in memory.events] == ["new_game"]
+    assert state["game"] == loop.game == 2 and state["mode"] == "rainbow"
+    from tantrix_pi.puzzles import puzzle
+
+    assert state["puzzle"] == {"name": "rainbow:red", "tiles": len(puzzle("rainbow:red").tiles), "placed": 0,
+                               "verdict": None}
+
+
+def test_the_demo_has_nothing_to_control(played):
+    _, hub, _, _ = played
+    site = Site(hub, pairing=Pairing("222222"))
+    with TestClient(make_app(site)) as client:
+        token = client.post("/api/pair", json={"code": "222222"}).json()["token"]
+        r = client.post("/api/control/end-turn", headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 409 and "demo" in r.json()["error"]
+
+
+# -- photo checks: the CLI's answers -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    from tantrix_pi.puzzles import puzzle
+    from tantrix_pi.solver import solve
+
+    tmp = tmp_path_factory.mktemp("photos")
+    solved = solve(puzzle("discovery:5"), timeout=30)
+    out = {}
+    cut = {"focus": (0, 0), "center": (690, 250), "size": (700, 500)}  # the board runs off the frame's edge
+    for name, board, kw in (("solved", solved, {}), ("game", legal_board(7, seed=1, avoid=(1,)), {}),
+                            ("cut", legal_board(5, seed=2), cut)):
+        kw = {"size": (800, 600), **kw}
+        image, _ = render(board, seed=3, tile_px=70.0, yaw_deg=10.0, **{**PLAIN, "noise": 1.0}, **kw)
+        path = tmp / f"{name}.jpg"
+        cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        out[name] = path
+    return out
+
+
+@pytest.fixture(scope="module")
+def checker():
+    from tantrix_pi.vision import detect
+
+    site = Site(Hub(), detect=detect)
+    with TestClient(make_app(site)) as client:
+        yield client, site
+
+
+def cli_json(capsys, args) -> tuple[int, dict | str]:
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out) if captured.out.strip() else captured.err.strip()
+
+
+@pytest.mark.parametrize("photo, kind, field, value, expected", [
+    ("solved", "check", "puzzle", "discovery:5", 0),
+    ("game", "check", "puzzle", "discovery:7", 1),
+    ("game", "score", "players", "red,blue", 0),
+    ("cut", "check", "puzzle", "discovery:5", 3),
+])
+def test_photo_checks_answer_as_the_cli_does(photos, checker, capsys, photo, kind, field, value, expected):
+    client, _ = checker
+    path = photos[photo]
+    code, cli = cli_json(capsys, [kind, str(path), f"--{field}", value, "--json"])
+    assert code == expected
+    r = client.post(f"/api/{kind}", files={"image": (path.name, path.read_bytes(), "image/jpeg")},
+                    data={field: value})
+    answer = r.json()
+    assert answer["exit_code"] == code
+    assert answer["overlay"].startswith("data:image/jpeg;base64,")
+    if code == 3:  # refused: the CLI's --json refusal, its line naming the upload instead of the path
+        assert r.status_code == 422 and answer["doubts"] == cli["doubts"] and answer["doubts"]
+        assert answer["error"] == cli["error"].replace(str(path), path.name)
+    else:
+        assert r.status_code == 200
+        assert {k: v for k, v in answer.items() if k not in ("exit_code", "overlay")} == cli
+    if photo == "solved":
+        assert answer["solved"] is True and code == 0
+
+
+def test_bad_uploads_get_400_with_one_line(photos, checker):
+    import struct
+    import zlib
+
+    client, _ = checker
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0))
+    bomb += chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
+    jpeg = photos["game"].read_bytes()
+    cases = {"pdf.jpg": (b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" * 20, "not an image"),
+             "half.jpg": (jpeg[: len(jpeg) // 2], "truncated"),
+             "bomb.png": (bomb, "enormous")}
+    for name, (data, words) in cases.items():
+        r = client.post("/api/score", files={"image": (name, data, "image/jpeg")}, data={"players": "red,blue"})
+        assert r.status_code == 400, name
+        assert words in r.json()["error"] and "\n" not in r.json()["error"] and r.json()["exit_code"] == 2
+    r = client.post("/api/check", files={"image": ("a.jpg", jpeg, "image/jpeg")}, data={"puzzle": "discovery:99"})
+    assert r.status_code == 400 and "discovery" in r.json()["error"]
+    r = client.post("/api/score", content=b"x" * 100, headers={"Content-Length": str(MAX_UPLOAD + 1),
+                                                               "Content-Type": "multipart/form-data; boundary=x"})
+    assert r.status_code == 413 and "20 MB" in r.json()["error"]
+    r = client.post("/api/score", files={"photo": ("a.jpg", jpeg, "image/jpeg")})
+    assert r.status_code == 400 and "image" in r.json()["error"]
+
+
+def test_at_most_two_photo_checks_run_at_once(photos):
+    from tantrix_pi.vision import detect
+
+    release, running = threading.Event(), []
+
+    def slow_detect(image):
+        running.append(1)
+        release.wait(10)
+        return detect(image)
+
+    server = serve(Hub(), listen("127.0.0.1", 0), detect=slow_detect)
+    data = photos["game"].read_bytes()
+    url = f"http://127.0.0.1:{server.port}/api/score"
+    answers = []
+
+    def post():
+        answers.append(httpx.post(url, files={"image": ("g.jpg", data, "image/jpeg")}, timeout=30))
+
+    try:
+        busy = [threading.Thread(target=post) for _ in range(2)]
+        for t in busy:
+            t.start()
+        end = time.monotonic() + 10
+        while len(running) < 2 and time.monotonic() < end:
+            time.sleep(0.02)
+        third = httpx.post(url, files={"image": ("g.jpg", data, "image/jpeg")}, timeout=30)
+        assert third.status_code == 503 and int(third.headers["retry-after"]) > 0 and "\n" not in third.json()["error"]
+        release.set()
+        for t in busy:
+            t.join(30)
+        assert [a.status_code for a in answers] == [200, 200]
+        fourth = httpx.post(url, files={"image": ("g.jpg", data, "image/jpeg")}, timeout=30)
+        assert fourth.status_code == 200  # the slots are free again
+    finally:
+        release.set()
+        server.stop()
+
+
+def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    image, _ = render(legal_board(4, seed=7), seed=7, size=(800, 600), tile_px=70.0, **PLAIN)
+    for i in range(40):
+        cv2.imwrite(str(frames / f"{i:03d}.jpg"), image)
+    taken = listen("127.0.0.1", 0)  # the config's port is busy: only the passed socket can serve
+    passed = listen("127.0.0.1", 0)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\nfps = 5\n'
+                      f'[web]\nport = {taken.getsockname()[1]}\n[paths]\nstate_dir = "{tmp_path / "state"}"\n')
+    script = f'exec 3<&{passed.fileno()}; LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" -m tantrix_pi run --config "$1"'
+    proc = subprocess.Popen(["bash", "-c", script, sys.executable, str(config)], pass_fds=(passed.fileno(),),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = f"http://127.0.0.1:{passed.getsockname()[1]}/api/state"
+        end, state = time.monotonic() + 30, None
+        while state is None and time.monotonic() < end and proc.poll() is None:
+            try:
+                state = httpx.get(url, timeout=2).json()
+            except httpx.TransportError:
+                time.sleep(0.2)
+        assert state is not None and state["mode"] == "game" and state["players"] == ["R", "B"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=30)[0]
+        taken.close()
+        passed.close()
+    assert proc.returncode == 0, out
+    assert "pairing code" in out and "in use" not in out
+
+
+# -- guided calibration ----------------------------------------------------------------------------------
+def test_guided_calibration_warns_while_the_views_are_too_alike_and_refuses_to_save_them(tmp_path):
+    from test_calibration_camera import FLAT, POSES, SPEC, views
+
+    from tantrix_pi.calibration.profile import Profile
+    from tantrix_pi.web.calibrate import Guide
+
+    hub, commands = Hub(), queue.Queue()
+    profile = tmp_path / "profile.toml"
+    site = Site(hub, commands=commands, pairing=Pairing("333333"), calibration=Guide(hub, profile, spec=SPEC))
+    with TestClient(make_app(site)) as client:
+        auth = {"Authorization": "Bearer " + client.post("/api/pair", json={"code": "333333"}).json()["token"]}
+        assert client.post("/api/control/calibration/take").status_code == 403
+        assert client.post("/api/control/calibration/take", headers=auth).status_code == 409  # not started
+        assert client.post("/api/control/calibration/start", headers=auth).status_code == 202
+        assert commands.get_nowait() == ("calibrating", True)
+        hub.frame(np.full((768, 1024, 3), 128, np.uint8))
+        r = client.post("/api/control/calibration/take", headers=auth)
+        assert r.status_code == 400 and "not taken: board not found" in r.json()["error"]
+        for _, image in views(FLAT, seed=4):
+            hub.frame(image)
+            status = client.post("/api/control/calibration/take", headers=auth).json()
+        preview = cv2.imdecode(np.frombuffer(client.get("/api/calibration/preview.jpg").content, np.uint8), 1)
+        green = (preview[..., 1] > 180) & (preview[..., 0] < 80) & (preview[..., 2] < 80)
+        assert green.sum() > 100  # the corners found, drawn
+        assert status["views"] == 8 and len(status["poses"]) == 8 and not status["ready"]
+        assert "the views need more tilt" in status["warning"] and "take 3 more" in status["warning"]
+        r = client.post("/api/control/calibration/save-lens", headers=auth)
+        assert r.status_code == 400 and "the views need more tilt" in r.json()["error"] and not profile.exists()
+        for _, image in views([POSES[1], POSES[2], POSES[5]], seed=5):
+            hub.frame(image)
+            status = client.post("/api/control/calibration/take", headers=auth).json()
+        assert status["warning"] is None and status["ready"] and status["tilted"] >= 3
+        r = client.post("/api/control/calibration/save-lens", headers=auth)
+        assert r.status_code == 200 and "lens saved: 11 views" in r.json()["note"]
+        assert Profile.load(profile).camera.views == 11
+        hub.frame(np.full((768, 1024, 3), 128, np.uint8))  # the sheet is not on the table: said in one line
+        r = client.post("/api/control/calibration/table", headers=auth)
+        assert r.status_code == 400 and "\n" not in r.json()["error"] and r.json()["error"]
+        assert client.post("/api/control/calibration/stop", headers=auth).status_code == 202
+        assert commands.get_nowait() == ("calibrating", False)
+
+
+def test_while_the_page_calibrates_no_move_is_judged(tmp_path):
+    from live_fakes import frame_of
+
+    from tantrix_pi.devices.sources import ReplaySource
+    from tantrix_pi.live.recording import game_moves
+
+    moves = game_moves(5, 2)
+    memory = MemorySink()
+    loop = None
+
+    def frames():
+        for board in (Board(), Board(moves[:1])):
+            loop.commands.put(("calibrating", bool(len(board) == 0)))
+            for _ in range(4):
+                yield frame_of(Board() if len(board) == 0 else board)
+        for _ in range(4):
+            yield frame_of(Board(moves[:2]))
+
+    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"), Setup(), memory, stable_frames=2)
+    loop.commands.put(("calibrating", True))
+    loop.run()
+    placed = [e.data["tile"] for e in memory.events if e.kind == "placed"]
+    assert placed == [moves[0].tile, moves[1].tile]
+
+
+def test_the_referees_loss_of_the_camera_shows_on_the_page(tmp_path):
+    from live_fakes import frame_of
+    from test_live_loop import FlakyCamera
+
+    clock = [0.0]
+    camera = FlakyCamera([frame_of(Board())] * 6, {2: "raise"}, clock)
+    hub = Hub()
+    loop = LiveLoop(camera, detect_frame, Store(tmp_path / "s.db"), Setup(), hub, clock=lambda: clock[0],
+                    sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    seen = []
+    with TestClient(make_app(Site(hub))) as client:
+        while loop.step():
+            seen.append(client.get("/api/state").json()["camera"])
+    assert {"up": False, "text": "Camera lost: camera unplugged. Retrying."} in seen
+    assert seen[-1] == {"up": True, "text": "Camera is back."}

@@ -1,0 +1,90 @@
+"""A verdict on the board in one photo: is the puzzle solved, what are the scores. `tantrix-pi check` / `score`
+and the web page's `POST /api/check` / `/api/score` both answer through here, refusals included.
+
+A photo whose board the detector doubts (`Detection.doubts`) gets no verdict (`Unsure`, exit code 3): a wrong
+verdict is worse than none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
+from tantrix_pi.grid import Cell
+from tantrix_pi.tiles import COLOUR_NAMES
+
+
+class Unsure(TantrixError):
+    """The photo shows no tile, or tiles too doubtful to build a verdict on (exit code 3); `doubts` names them."""
+
+    exit_code = EXIT_UNSURE
+
+    def __init__(self, message: str, doubts=(), reason: str = "") -> None:
+        super().__init__(message)
+        self.doubts = tuple(doubts)
+        self.reason = reason or message
+        """Why, without the photo's name (for the overlay)."""
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "doubts": [
+            {"kind": d.kind, "cell": list(d.cell) if d.cell is not None else None, "tile": d.tile,
+             "pixel": [round(x, 1) for x in d.center_px], "detail": d.detail} for d in self.doubts]}
+
+
+@dataclass
+class Verdict:
+    """What `check` / `score` answer: the `--json` object, the text lines, what the overlay draws."""
+
+    answer: dict
+    lines: list[str]
+    exit_code: int
+    notes: list[str] = field(default_factory=list)
+    paths: list[tuple[str, tuple[Cell, ...], bool]] = field(default_factory=list)
+    """Scoring paths to draw: (colour, cells, is a loop)."""
+
+
+def judgeable(det, name: str) -> None:
+    """Raise Unsure naming every doubt of the photo `name`, or saying that no tile was found."""
+    doubts = det.doubts()
+    if det.tiles and not doubts:
+        return
+    reason = "not sure enough to judge: " + "; ".join(map(str, doubts)) if det.tiles else "no tile found"
+    raise Unsure(f"{name}: {reason}", doubts, reason)
+
+
+def check(det, goal, name: str) -> Verdict:
+    """Is the puzzle `goal` (a `puzzles.Puzzle`) solved by the board the detector read in photo `name`?"""
+    judgeable(det, name)
+    verdict = goal.check(det.board)
+    head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
+    answer = {"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
+              "detection": det.to_dict()}
+    return Verdict(answer, [head, *(f"  {r}" for r in verdict.reasons)], EXIT_OK if verdict.solved else EXIT_NO,
+                   [head, *verdict.reasons])
+
+
+def score(det, colours: list[str], name: str) -> Verdict:
+    """The players' scores on the board the detector read in photo `name`, the winner named."""
+    from tantrix_pi.scoring import outcome
+
+    judgeable(det, name)
+    over = outcome(det.board, colours)
+    table = {c: over.scores[c] for c in colours}
+    lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
+    paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
+    answer = {"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
+                         for c, s in table.items()},
+              "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}
+    return Verdict(answer, [*lines, over.result()], EXIT_OK, [*lines, over.result()], paths)
+
+
+def overlay(image: np.ndarray, det, notes=(), paths=()) -> np.ndarray:
+    """The photo with what the detector saw, the notes on top and the scoring paths drawn."""
+    from tantrix_pi.vision import overlay as draw
+
+    img = draw.draw(image, det, notes)
+    for colour, cells, loop in paths:
+        draw.draw_path(img, det, cells, colour, loop)
+    return img
