@@ -18,7 +18,8 @@ from pathlib import Path
 from babel.messages.frontend import CommandLineInterface
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ROOT / "tantrix_pi"
+SOURCES = (ROOT / "tantrix_pi", ROOT / "vision")
+"""Where messages are marked: the package and vision/ (installed as tantrix_pi.vision; its verdict words)."""
 LOCALE = ROOT / "tantrix_pi" / "locale"
 DOMAIN = "tantrix_pi"
 TEMPLATE = LOCALE / f"{DOMAIN}.pot"
@@ -50,7 +51,7 @@ def main() -> int:
     keywords = [f"--keyword={k}" for k in KEYWORDS]
     pybabel("extract", "--no-default-keywords", *keywords, "--add-comments=TRANSLATORS:", "--add-location=file",
             "--sort-by-file", "--no-wrap", "--project=tantrix-pi", "--copyright-holder=tantrix-pi",
-            f"--output-file={TEMPLATE}", SOURCES.name)
+            f"--output-file={TEMPLATE}", *(source.name for source in SOURCES))
     for lang in LANGUAGES:
         if lang == DEFAULT:
             continue  # the messages are written in English

@@ -84,6 +84,7 @@ CASES = [
     (["run", "--config", "{d}/wrong-type.toml"], 2, "camera.fps = 'fast' is wrong"),
     (["run", "--config", "{d}/out-of-range.toml"], 2, "mode.discovery = 31"),
     (["run", "--config", "{d}/missing.toml"], 2, "no such config file"),
+    (["run", "--config", "{d}/events-folder.toml"], 2, "paths.events: {d}/folder is a folder; name a file"),
     (["run", "--config", "{d}/folder"], 2, "cannot read the config file"),
     (["detect", "{d}/missing.png"], 2, "missing.png: no such file"),
     (["detect", "{d}/folder"], 2, "is a directory"),
@@ -119,6 +120,7 @@ def files(tmp_path_factory):
     for name, data in FILES.items():
         (d / name).write_bytes(data)
     (d / "folder").mkdir()
+    (d / "events-folder.toml").write_text(f'[paths]\nstate_dir = "{d}/state-e"\nevents = "{d}/folder"\n')
     (d / "corrupt").mkdir()
     (d / "corrupt" / "state.db").write_bytes(b"not a database at all " * 200)
     cv2.imwrite(str(d / "tiny.png"), np.zeros((1, 1, 3), np.uint8))

@@ -64,8 +64,8 @@ def fields(text: str) -> set:
 
 # -- the catalogues ---------------------------------------------------------------------------------
 def test_every_message_of_the_code_is_in_every_catalogue_and_nothing_else():
-    in_code = {(ctx, msg[0] if isinstance(msg, tuple) else msg)
-               for _, _, msg, _, ctx in extract_from_dir(SOURCES, keywords=keywords(), comment_tags=())}
+    in_code = {(ctx, msg[0] if isinstance(msg, tuple) else msg) for source in SOURCES
+               for _, _, msg, _, ctx in extract_from_dir(source, keywords=keywords(), comment_tags=())}
     assert len(in_code) > 300
     for lang in TRANSLATED:
         in_po = {(m.context, m.id[0] if isinstance(m.id, tuple) else m.id) for m in entries(lang)}
@@ -244,6 +244,13 @@ def test_the_live_referee_says_the_same_game_in_every_language(tmp_path):
         if lang != "en":
             differ = sum(a.text != b.text for a, b in zip(said, said_en, strict=True))
             assert differ == len(said), f"{lang}: {len(said) - differ} announcements left in English"
+    from tantrix_pi.live.replay import said_steps
+
+    played_in_czech = runs["cs"][2]
+    for lang in ("es", "en"):  # the game stored in Czech, told again in Spanish and in English
+        i18n.use(lang)
+        again = [e for _, events in said_steps(played_in_czech, played_in_czech.last_game()[0]) for e in events]
+        assert [(e.kind, e.text) for e in again] == [(e.kind, e.text) for e in runs[lang][0]]
     forced = {lang: next(e.text for e in said if e.kind == "forced") for lang, (said, _, _) in runs.items()}
     assert forced["cs"].startswith(("Nucené místo:", "Nucená místa:"))
     assert forced["hu"].startswith(("Kötelező hely:", "Kötelező helyek:"))

@@ -237,7 +237,7 @@ def test_corrupt_database_is_kept_aside_never_overwritten(tmp_path):
     junk = b"this is not sqlite " * 500
     db.write_bytes(junk)
     with pytest.raises(StoreError, match="damaged"):
-        Store(db, keep_aside=False)
+        Store(db, read_only=True)
     assert db.read_bytes() == junk
     s = Store(db)
     assert s.moved_aside is not None and s.moved_aside.read_bytes() == junk

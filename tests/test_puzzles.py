@@ -55,7 +55,7 @@ def test_a_path_through_every_tile_down_names_no_tile_off_it():
     part = path_search((1, 2, 3), p.colour, loop=False)
     reasons = p.check(part).reasons
     assert "tile 4 is missing" in reasons and "tile 5 is missing" in reasons
-    assert "not one red loop through all 5 tiles: the longest red path is a line of 3" in reasons
+    assert "not one red loop through all 5 tiles: the longest red path is a line of 3 tiles" in reasons
     assert not any("off it" in r for r in reasons)
 
 

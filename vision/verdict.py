@@ -13,6 +13,7 @@ import numpy as np
 
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell
+from tantrix_pi.i18n import _, player_name
 from tantrix_pi.tiles import COLOUR_NAMES
 
 
@@ -50,15 +51,17 @@ def judgeable(det, name: str) -> None:
     doubts = det.doubts()
     if det.tiles and not doubts:
         return
-    reason = "not sure enough to judge: " + "; ".join(map(str, doubts)) if det.tiles else "no tile found"
-    raise Unsure(f"{name}: {reason}", doubts, reason)
+    # the doubts are the detector's own words (English until it gives them as codes)
+    reason = (_("not sure enough to judge: {doubts}").format(doubts="; ".join(map(str, doubts))) if det.tiles
+              else _("no tile found"))
+    raise Unsure(_("{path}: {reason}").format(path=name, reason=reason), doubts, reason)
 
 
 def check(det, goal, name: str) -> Verdict:
     """Is the puzzle `goal` (a `puzzles.Puzzle`) solved by the board the detector read in photo `name`?"""
     judgeable(det, name)
     verdict = goal.check(det.board)
-    head = f"{goal.name}: {'solved' if verdict.solved else 'not solved'}"
+    head = (_("{puzzle}: solved") if verdict.solved else _("{puzzle}: not solved")).format(puzzle=goal.title)
     answer = {"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
               "detection": det.to_dict()}
     return Verdict(answer, [head, *(f"  {r}" for r in verdict.reasons)], EXIT_OK if verdict.solved else EXIT_NO,
@@ -72,7 +75,9 @@ def score(det, colours: list[str], name: str) -> Verdict:
     judgeable(det, name)
     over = outcome(det.board, colours)
     table = {c: over.scores[c] for c in colours}
-    lines = [f"{COLOUR_NAMES[c]}: line {s.line}, loop {s.loop} -> {s.score}" for c, s in table.items()]
+    lines = [_("{player}: line {line}, loop {loop} -> {score}").format(player=player_name(c), line=s.line,
+                                                                        loop=s.loop, score=s.score)
+             for c, s in table.items()]
     paths = [(c, s.path.cells, s.path.loop) for c, s in table.items() if s.path is not None]
     answer = {"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
                          for c, s in table.items()},

@@ -18,10 +18,10 @@ from tantrix_pi import i18n
 from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.i18n import _, ngettext
 from tantrix_pi.live.gate import MotionGate
-from tantrix_pi.live.referee import Referee, Ruling, Setup
+from tantrix_pi.live.referee import Referee, Ruling, Setup, new_game_event
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
-from tantrix_pi.live.store import Event, Store
+from tantrix_pi.live.store import Event, Store, WriteError
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
 from tantrix_pi.vision.detection import CONFIDENT, Detection
 
@@ -29,8 +29,8 @@ log = logging.getLogger("tantrix_pi.live")
 
 Detector = Callable[[np.ndarray], Detection]
 
-IMPORTANT = ("game_over", "illegal", "unsure", "solved", "not_solved", "bag_empty", "taken_back", "removed",
-             "placed", "turned", "moved", "forced", "corrected")
+IMPORTANT = ("game_over", "illegal", "unsure", "storage", "solved", "not_solved", "bag_empty", "taken_back",
+             "removed", "placed", "turned", "moved", "forced", "corrected")
 """Event kinds in the order the screen's message line prefers them."""
 
 
@@ -89,6 +89,12 @@ class LiveLoop:
         self.last_frame_at: float | None = None
         self.stop_requested = False
         self.tile_px = 0.0
+        self.unsaved: list[Callable[[], object]] = []
+        """Writes the store refused (a full disk, a file made read-only), oldest first: the game goes on from
+        memory, and they are tried again every `retry_s` until they go through."""
+        self.unsaved_note: Event | None = None
+        """While writes wait: what the players were told (shown on the screen until the game is saved again)."""
+        self.next_save_try = 0.0
         self._load_game()
 
     def _load_game(self) -> None:
@@ -127,21 +133,58 @@ class LiveLoop:
         elif name == "undo":
             out = self.referee.undo()
         elif name == "new_game":
-            self.game = self.store.new_game((setup or self.referee.setup).to_dict())
-            self._load_game()
-            if self.menu is not None:  # a game started from the web page: the menu shows its settings
-                from tantrix_pi.live.referee import settings_of_setup
-
-                self.menu.settings = settings_of_setup(self.referee.setup, self.menu.settings)
-            out = Ruling(events=[Event("new_game", _("New game {game}: clear the table.").format(game=self.game),
-                                       {"game": self.game})])
+            out = self._new_game(setup or self.referee.setup)
         else:
             log.warning("unknown command %r", name)
             return
         stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
         if stored:
-            self.store.log_events(self.game, stored)
+            self._save(lambda game=self.game: self.store.log_events(game, stored))
         self._say(out.events, out)
+
+    def _new_game(self, setup: Setup) -> Ruling:
+        """Start a new game, unless the running one cannot be saved: it is not given up for one that cannot be."""
+        self._flush()
+        try:
+            if self.unsaved:
+                raise WriteError(self.store.path, self.unsaved_note.data["reason"])
+            self.game = self.store.new_game(setup.to_dict())
+        except WriteError as e:
+            return Ruling(events=[Event("refused", _("No new game while the game cannot be saved ({reason}): this one "
+                                                     "goes on.").format(reason=e.reason), {"reason": e.reason})])
+        self._load_game()
+        if self.menu is not None:  # a game started from the web page: the menu shows its settings
+            from tantrix_pi.live.referee import settings_of_setup
+
+            self.menu.settings = settings_of_setup(self.referee.setup, self.menu.settings)
+        return Ruling(events=[new_game_event(self.game)])
+
+    # -- the store ----------------------------------------------------------------------------------
+    def _save(self, write: Callable[[], object]) -> None:
+        """Run one write to the store after those still waiting; kept to try again when the store refuses it."""
+        self.unsaved.append(write)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Write what waits, oldest first. The first refusal is said once (the game goes on from memory), and
+        so is the moment everything is saved again."""
+        while self.unsaved:
+            try:
+                self.unsaved[0]()
+            except WriteError as e:
+                self.next_save_try = self.clock() + self.retry_s
+                if self.unsaved_note is None:
+                    log.error("%s; the referee goes on from memory", e)
+                    self.unsaved_note = Event("storage", _("Can't save the game ({reason}): refereeing goes on from "
+                                                           "memory until it can be saved.").format(reason=e.reason),
+                                              {"saved": False, "reason": e.reason})
+                    self._say([self.unsaved_note], Ruling())
+                return
+            self.unsaved.pop(0)
+        if self.unsaved_note is not None:
+            self.unsaved_note = None
+            log.info("the game is saved again")
+            self._say([Event("storage", _("The game is saved again."), {"saved": True})], Ruling())
 
     # -- buttons and their menu ----------------------------------------------------------------------
     def _button(self, event) -> None:
@@ -277,6 +320,8 @@ class LiveLoop:
             self._button(self.buttons.get_nowait())
         while not self.commands.empty():
             self._command(*self.commands.get_nowait())
+        if self.unsaved and self.clock() >= self.next_save_try:
+            self._flush()
         if not self.camera_up and not self._open():
             self.sleep(self.retry_s)
             return True
@@ -332,13 +377,14 @@ class LiveLoop:
             self.reference = self.gate.prev  # the table as committed, in today's light
         if isinstance(result, Commit):
             out = self.referee.commit(result)
-            self.store.commit(self.game, result.board, out.added, out.removed, out.events)
+            self._save(lambda game=self.game: self.store.commit(game, result.board, out.added, out.removed,
+                                                                out.events))
             self.stats.commits += 1
             self.stats.frame_index_of_commit.append(self.stats.frames - 1)
             self._say(out.events, out)
         elif isinstance(result, Unsure):
             out = self.referee.unsure(result)
-            self.store.log_events(self.game, out.events)
+            self._save(lambda game=self.game: self.store.log_events(game, out.events))
             self._say(out.events, out)
         return det
 
@@ -365,6 +411,9 @@ class LiveLoop:
             if self.camera_up:
                 self.source.close()
                 self.camera_up = False
+            if self.unsaved:
+                log.error("%d changes of game %d could not be saved: the board on the table is announced again when "
+                          "the service next starts", len(self.unsaved), self.game)
         return self.stats.frames
 
     def stop(self) -> None:
@@ -379,7 +428,7 @@ class LiveLoop:
     # -- announcing -------------------------------------------------------------------------------
     def _say(self, events: list[Event], out: Ruling | None = None) -> None:
         for e in events:
-            self.sink.announce(e)
+            self.sink.announce(e if e.game is not None else replace(e, game=self.game))
         menu_shown = self.menu is not None and self.menu.screen() is not None
         if out is not None and events and not menu_shown:  # the menu's page stays until it is closed
             self.sink.show(self.view(events, out))
@@ -387,6 +436,8 @@ class LiveLoop:
     def view(self, events: list[Event] = (), out: Ruling | None = None) -> View:
         """The screen's state after these events."""
         ref = self.referee
+        if self.unsaved_note is not None:  # on the screen for as long as the game is not saved
+            events = [*events, self.unsaved_note]
         ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
         forced = next((e.data["spaces"] for e in events if e.kind == "forced"), None)
         if forced is None:

@@ -365,6 +365,11 @@ class Referee:
             puzzle=puzzle.title, reasons="; ".join(verdict.reasons)), {"puzzle": self.setup.puzzle})]
 
 
+def new_game_event(game: int) -> Event:
+    """What is said when game number `game` starts."""
+    return Event("new_game", _("New game {game}: clear the table.").format(game=game), {"game": game})
+
+
 def reasons_text(violations) -> str:
     """The reasons of a refusal, one after the other."""
     return "; ".join(v.message for v in violations)

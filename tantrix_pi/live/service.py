@@ -15,7 +15,7 @@ from tantrix_pi.devices.sources import (
 )
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
-from tantrix_pi.live.config import COLOUR_LETTER, Config
+from tantrix_pi.live.config import COLOUR_LETTER, Config, ConfigError
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
 
@@ -107,9 +107,23 @@ def device_sinks(cfg: Config) -> list[Sink]:
     return out
 
 
-def standard_sinks(cfg: Config, console: bool = True) -> list[Sink]:
-    """Console (or log), the JSON-lines stream and the devices."""
-    return [ConsoleSink() if console else LogSink(), JsonLinesSink(cfg.events_path), *device_sinks(cfg)]
+def standard_sinks(cfg: Config, console: bool = True, fresh: bool = False) -> list[Sink]:
+    """Console (or log), the JSON-lines stream and the devices; `fresh`: the state database is new (see
+    JsonLinesSink's `afresh`)."""
+    return [ConsoleSink() if console else LogSink(), events_sink(cfg, fresh), *device_sinks(cfg)]
+
+
+def events_sink(cfg: Config, fresh: bool = False) -> JsonLinesSink:
+    """The JSON-lines stream at paths.events; ConfigError (one line) when that cannot be a file we append to."""
+    path = cfg.events_path
+    if path.is_dir():
+        raise ConfigError(_("paths.events: {path} is a folder; name a file for the event stream, such as {file}")
+                          .format(path=path, file=path / "events.jsonl"))
+    try:
+        return JsonLinesSink(path, afresh=fresh)
+    except OSError as e:
+        raise ConfigError(_("paths.events: cannot write the event stream {path} ({error})").format(
+            path=path, error=e.strerror)) from None
 
 
 def menu_of(cfg: Config):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.i18n import _
-from tantrix_pi.live.store import Event
+from tantrix_pi.live.store import Event, set_aside
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -83,21 +83,28 @@ class LogSink(Sink):
     """Announcements as log records (INFO; illegal and unsure ones as WARNING)."""
 
     def announce(self, event: Event) -> None:
-        level = logging.WARNING if event.kind in ("illegal", "unsure", "removed", "camera") else logging.INFO
+        level = logging.WARNING if event.kind in ("illegal", "unsure", "removed", "camera", "storage") else logging.INFO
         log.log(level, "%s: %s", event.kind, event.text)
 
 
 class JsonLinesSink(Sink):
-    """One JSON object per event, appended to a file (flushed each line), for tools and tests."""
+    """One JSON object per event (time, game, kind, text, data), appended to a file and flushed each line.
 
-    def __init__(self, path: str | Path) -> None:
+    `afresh`: the events already in the file belong to another database (a new, damaged or emptied state.db,
+    whose game numbers start again at 1), so the file is moved aside to FILE.old-DATE first.
+    """
+
+    def __init__(self, path: str | Path, afresh: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if afresh and self.path.is_file() and self.path.stat().st_size:
+            log.warning("the events in %s are of another state database: kept as %s", self.path,
+                        set_aside(self.path, "old"))
         self.file = self.path.open("a", encoding="utf-8")
 
     def announce(self, event: Event) -> None:
-        self.file.write(json.dumps({"t": round(time.time(), 3), "kind": event.kind, "text": event.text,
-                                    "data": event.data}) + "\n")
+        self.file.write(json.dumps({"t": round(time.time(), 3), "game": event.game, "kind": event.kind,
+                                    "text": event.text, "data": event.data}) + "\n")
         self.file.flush()
 
     def close(self) -> None:
@@ -177,7 +184,7 @@ class Sinks(Sink):
 
 
 SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera",
-          "hint")
+          "hint", "storage")
 """Event kinds worth saying aloud (placements and scores are on the screen)."""
 
 

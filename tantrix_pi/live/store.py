@@ -1,19 +1,24 @@
 """The game's memory: every committed board, move and event in SQLite, written before it is announced.
 
 Only machine fields are stored (an event's kind and data, never its words), so a game played in one
-language is told in another after a restart or an export. One file in the state directory. Each commit
-is one transaction (WAL, synchronous=FULL), so a crash, kill -9 or power cut leaves either the whole
-change or none of it, and the service resumes the same game. A database file that SQLite cannot read
-is renamed aside (never overwritten) and reported.
+language is told in another after a restart, in a replay or an export (`live/replay.py`). One file in
+the state directory. Each commit is one transaction (WAL, synchronous=FULL), so a crash, kill -9 or
+power cut leaves either the whole change or none of it, and the service resumes the same game. A
+database file that SQLite cannot read is renamed aside (never overwritten) and reported.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import TantrixError
@@ -39,7 +44,15 @@ CREATE TABLE IF NOT EXISTS events (
 
 
 class StoreError(TantrixError):
-    """The state database cannot be used (unreadable, corrupt, from a newer version)."""
+    """The state database cannot be used (unreadable, corrupt, read-only, from a newer version, in use)."""
+
+
+class WriteError(StoreError):
+    """A change that could not be written (the disk is full, the file became read-only): none of it was kept."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.reason = reason
+        super().__init__(_("{path}: cannot save the game ({reason})").format(path=path, reason=reason))
 
 
 @dataclass(frozen=True)
@@ -63,47 +76,86 @@ class Event:
     kind: str
     text: str
     data: dict
+    game: int | None = None
+    """The stored game it belongs to (the live loop sets it before announcing)."""
 
 
 @dataclass(frozen=True)
 class Stored:
-    """An event as the store keeps it: its kind and data."""
+    """An event as the store keeps it: its kind and data, and the board it came with (None: no new board)."""
 
     kind: str
     data: dict
+    board: int | None = None
 
 
 class Store:
     """The SQLite state of the current game; `commit` writes a board, move changes and events at once."""
 
-    def __init__(self, path: str | Path, keep_aside: bool = True, read_only: bool = False) -> None:
-        """Open (or create) the database; a corrupt file is renamed aside when `keep_aside`, else StoreError.
+    def __init__(self, path: str | Path, read_only: bool = False, lock: bool = False) -> None:
+        """Open (or create) the database for the referee, who must be able to write it (a corrupt file is renamed
+        aside); `lock`: this process is the one referee of the file until `close()` (`tantrix-pi run`).
 
-        `read_only`: only read an existing database (the web page's thread, beside the referee's writes: WAL
-        lets it read without ever making the referee wait)."""
+        `read_only` only reads an existing database, never changing it: `game export` (a damaged file is
+        StoreError, never moved; a folder it cannot write is fine) and the web page's thread beside the
+        referee's writes (WAL lets it read without ever making the referee wait)."""
         self.path = Path(path)
         self.moved_aside: Path | None = None
+        self.lock = None
         if read_only:
             if not self.path.exists():
                 raise StoreError(_("{path}: no game recorded here").format(path=self.path))
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None, timeout=5.0)
+            self.db = self._open_read_only()
+            self.fresh = False
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise StoreError(_("{folder}: cannot make the state folder ({error})").format(
                 folder=self.path.parent, error=e.strerror)) from None
+        if lock:
+            self.lock = _hold_lock(self.path)
         try:
             self.db = self._open()
         except sqlite3.OperationalError as e:  # cannot open or lock the file: not damage, keep it as it is
             raise StoreError(_("{path}: cannot open the state database ({error})").format(
                 path=self.path, error=e)) from None
-        except sqlite3.DatabaseError as e:
-            if not keep_aside:
-                raise StoreError(_("{path}: the state database is damaged ({error}); the service moves it aside "
-                                   "on its next start").format(path=self.path, error=e)) from None
+        except sqlite3.DatabaseError:
             self.moved_aside = self._aside()
             self.db = self._open()
+        self._check_writable()
+        self.fresh = self.last_game() is None
+        """No game was ever stored here (a new file, or a damaged or emptied one replaced)."""
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The database opened without writing anything, even in a read-only folder."""
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        try:
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
+            try:
+                db.execute("SELECT 1 FROM games LIMIT 1")  # a damaged file fails here too (DatabaseError)
+            except sqlite3.OperationalError:  # WAL needs its -shm file: a folder we cannot write has none
+                db.close()
+                db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+                db.execute("SELECT 1 FROM games LIMIT 1")
+        except sqlite3.OperationalError as e:
+            raise StoreError(_("{path}: cannot read the state database ({error})").format(
+                path=self.path, error=e)) from None
+        except sqlite3.DatabaseError as e:
+            raise StoreError(_("{path}: the state database is damaged ({error}); the service moves it aside "
+                               "on its next start").format(path=self.path, error=e)) from None
+        return db
+
+    def _check_writable(self) -> None:
+        """StoreError now, not at the first move, when the database cannot be written (a read-only file)."""
+        try:
+            with self._tx():
+                self.db.execute("UPDATE meta SET value = value WHERE 0")  # refused by a read-only database
+        except WriteError as e:
+            self.close()
+            raise StoreError(_("{path}: the referee cannot write its state database ({reason}): give the "
+                               "service's user write access to it and to its folder").format(
+                path=self.path, reason=e.reason)) from None
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
@@ -119,23 +171,17 @@ class Store:
                 db.close()
                 raise StoreError(_("{path}: written by a newer tantrix-pi (schema {schema})").format(
                     path=self.path, schema=row[0]))
-            columns = [c[1] for c in db.execute("PRAGMA table_info(events)")]
-            if "text" in columns:  # schema 1: the words go, the machine fields stay
-                db.execute("ALTER TABLE events DROP COLUMN text")
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            if row is None or int(row[0]) < SCHEMA_VERSION:  # a new file, or schema 1: its words go, its facts stay
+                if "text" in [c[1] for c in db.execute("PRAGMA table_info(events)")]:
+                    db.execute("ALTER TABLE events DROP COLUMN text")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError:
             db.close()
             raise
         return db
 
     def _aside(self) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while aside.exists():
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
-            n += 1
-        self.path.rename(aside)
+        aside = set_aside(self.path, "corrupt")
         for suffix in ("-wal", "-shm"):
             side = self.path.with_name(self.path.name + suffix)
             if side.exists():
@@ -144,6 +190,9 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        if self.lock is not None:
+            self.lock.close()  # the lock goes with the file descriptor
+            self.lock = None
 
     # -- games ----------------------------------------------------------------------------------
     def current_game(self) -> tuple[int, dict] | None:
@@ -193,21 +242,20 @@ class Store:
         return {"format": "tantrix-game/1", "players": players, "mode": setup.get("mode", "game"),
                 "puzzle": setup.get("puzzle"), "moves": moves}
 
-    def steps(self, game: int) -> list[tuple[Board, list[Event]]]:
+    def steps(self, game: int) -> list[tuple[Board, list[Stored]]]:
         """The game as it was seen: the empty table, then each committed board, each with the events
         announced with it (and those that came with no board, until the next one)."""
         self.setup(game)
-        steps: list[tuple[Board, list[Event]]] = [(Board(), [])]
+        steps: list[tuple[Board, list[Stored]]] = [(Board(), [])]
         index: dict[int, int] = {}
         for board_id, text in self.db.execute("SELECT id, board FROM boards WHERE game=? ORDER BY id", (game,)):
             index[board_id] = len(steps)
             steps.append((Board.from_json(text), []))
         current = 0
-        for board_id, kind, text, data in self.db.execute(
-                "SELECT board, kind, text, data FROM events WHERE game=? ORDER BY id", (game,)):
-            if board_id is not None:
-                current = index.get(board_id, current)
-            steps[current][1].append(Event(kind, text, json.loads(data)))
+        for event in self.events(game):
+            if event.board is not None:
+                current = index.get(event.board, current)
+            steps[current][1].append(event)
         return steps
 
     # -- state ------------------------------------------------------------------------------------
@@ -223,8 +271,8 @@ class Store:
 
     def events(self, game: int) -> list[Stored]:
         """The kind and data of every event of a game, in order."""
-        rows = self.db.execute("SELECT kind, data FROM events WHERE game=? ORDER BY id", (game,)).fetchall()
-        return [Stored(k, json.loads(d)) for k, d in rows]
+        rows = self.db.execute("SELECT kind, data, board FROM events WHERE game=? ORDER BY id", (game,)).fetchall()
+        return [Stored(k, json.loads(d), b) for k, d, b in rows]
 
     def commit(self, game: int, board: Board, added: list[Move] = (), removed: list[int] = (),
                events: list[Event] = ()) -> None:
@@ -251,18 +299,53 @@ class Store:
                 self.db.execute("INSERT INTO events (game, board, kind, data, at) VALUES (?, NULL, ?, ?, ?)",
                                 (game, e.kind, json.dumps(e.data), now))
 
-    def _tx(self):
-        return _Transaction(self.db)
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception; a write SQLite refuses is WriteError."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            yield
+            self.db.execute("COMMIT")
+        except BaseException as e:
+            if self.db.in_transaction:  # SQLite may have rolled back itself (a full disk)
+                self.db.execute("ROLLBACK")
+            if isinstance(e, sqlite3.OperationalError):
+                raise WriteError(self.path, str(e)) from None
+            raise
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+def set_aside(path: Path, label: str) -> Path:
+    """Rename `path` to PATH.LABEL-DATE (never over another file) and return the new name."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.{label}-{stamp}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.{label}-{stamp}-{n}")
+        n += 1
+    path.rename(aside)
+    return aside
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
 
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type, *_) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+def _hold_lock(db: Path):
+    """An exclusive lock on DB.lock for as long as the returned file stays open; StoreError naming the process
+    that holds it when another referee already runs on this database."""
+    path = db.with_name(db.name + ".lock")
+    try:
+        f = path.open("a+", encoding="utf-8")
+    except OSError as e:
+        raise StoreError(_("{path}: cannot make the lock file ({error})").format(path=path, error=e.strerror)) \
+            from None
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        f.close()
+        raise StoreError(_("{path}: another tantrix-pi run (process {process}) is refereeing with this state "
+                           "database; stop it first, or give this one its own paths.state_dir").format(
+            path=db, process=holder)) from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
+    return f

@@ -198,10 +198,10 @@ class Tracker:
         self.announced_unsure = ()
         if board == self.committed:
             return None
-        changes = self._changes(board)
+        commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit))
         self.committed = board
         self.moved_since_commit = False
-        return Commit(board.copy(), changes)
+        return commit
 
     def _decide(self, cells: frozenset[Cell]) -> tuple[Board, list[Cell]]:
         """The board the votes point to, and the cells whose reading is not sure enough."""
@@ -228,28 +228,31 @@ class Tracker:
         board = Board(Placement(t, c[0], c[1], r) for c, (t, r) in best.items() if c not in unsure)
         return board, unsure
 
-    def _changes(self, board: Board) -> list[Change]:
-        old, new = self.committed, board
-        changes: list[Change] = []
-        gone = {c: old[c] for c in old.cells - new.cells}
-        came = {c: new[c] for c in new.cells - old.cells}
-        for cell in sorted(old.cells & new.cells):
-            a, b = old[cell], new[cell]
-            if a == b:
-                continue
-            if not self.moved_since_commit:
-                changes.append(Change("corrected", a, b))
-            elif a.tile == b.tile:
-                changes.append(Change("turned", a, b))
-            else:
-                gone[cell], came[cell] = a, b
-        came_by_tile = {p.tile: p for p in came.values()}
-        for _cell, a in sorted(gone.items()):
-            b = came_by_tile.pop(a.tile, None)
-            if b is not None:
-                changes.append(Change("moved", a, b))
-            else:
-                changes.append(Change("removed", a, None))
-        for b in sorted(came_by_tile.values(), key=lambda p: (p.r, p.q)):
-            changes.append(Change("placed", None, b))
-        return changes
+
+
+def changes(old: Board, new: Board, moved: bool = True) -> list[Change]:
+    """What changed from one committed board to the next; a tile that changed in place is `turned` (or, seen
+    again without motion in between, `corrected`) when it is the same tile, else taken off and another laid."""
+    found: list[Change] = []
+    gone = {c: old[c] for c in old.cells - new.cells}
+    came = {c: new[c] for c in new.cells - old.cells}
+    for cell in sorted(old.cells & new.cells):
+        a, b = old[cell], new[cell]
+        if a == b:
+            continue
+        if not moved:
+            found.append(Change("corrected", a, b))
+        elif a.tile == b.tile:
+            found.append(Change("turned", a, b))
+        else:
+            gone[cell], came[cell] = a, b
+    came_by_tile = {p.tile: p for p in came.values()}
+    for _cell, a in sorted(gone.items()):
+        b = came_by_tile.pop(a.tile, None)
+        if b is not None:
+            found.append(Change("moved", a, b))
+        else:
+            found.append(Change("removed", a, None))
+    for b in sorted(came_by_tile.values(), key=lambda p: (p.r, p.q)):
+        found.append(Change("placed", None, b))
+    return found

@@ -206,21 +206,24 @@ def make_app(site: Site) -> Starlette:
         return await read_store(lambda s: s.record(game_number(request)))
 
     async def steps(request: Request) -> Response:
+        from tantrix_pi.live.replay import said_steps
+
         def work(s):
             n = game_number(request)
             return {"game": n, "setup": s.setup(n),
-                    "steps": [{"tiles": len(b), "events": [e.text for e in ev]} for b, ev in s.steps(n)]}
+                    "steps": [{"tiles": len(b), "events": [e.text for e in ev]} for b, ev in said_steps(s, n)]}
 
         return await read_store(work)
 
     async def step(request: Request) -> Response:
+        from tantrix_pi.live.replay import said_steps
         from tantrix_pi.live.store import StoreError
         from tantrix_pi.web.svg import board_svg
 
         i = request.path_params["step"]
 
         def work(s):
-            all_steps = s.steps(game_number(request))
+            all_steps = said_steps(s, game_number(request))
             if not 0 <= i < len(all_steps):
                 raise StoreError(f"game {game_number(request)} has no step {i} (0..{len(all_steps) - 1})")
             board, evs = all_steps[i]
