@@ -23,6 +23,10 @@ SOURCES = (ROOT / "tantrix_pi", ROOT / "vision")
 LOCALE = ROOT / "tantrix_pi" / "locale"
 DOMAIN = "tantrix_pi"
 TEMPLATE = LOCALE / f"{DOMAIN}.pot"
+MAPPING = ROOT / "scripts" / "babel.cfg"
+"""Which files hold messages: Python code and the web page's Jinja templates."""
+METHODS = [("**.py", "python"), ("**/templates/**.html", "jinja2")]
+"""MAPPING as Babel's method map (for the tests' extraction)."""
 KEYWORDS = ("_", "N_", "ngettext:1,2", "pgettext:1c,2")
 """The marking functions of tantrix_pi.i18n, as Babel's extract takes them."""
 PLURAL_FORMS = {
@@ -49,9 +53,9 @@ def main() -> int:
     os.chdir(ROOT)  # the catalogues name source files from the repository's root
     LOCALE.mkdir(parents=True, exist_ok=True)
     keywords = [f"--keyword={k}" for k in KEYWORDS]
-    pybabel("extract", "--no-default-keywords", *keywords, "--add-comments=TRANSLATORS:", "--add-location=file",
-            "--sort-by-file", "--no-wrap", "--project=tantrix-pi", "--copyright-holder=tantrix-pi",
-            f"--output-file={TEMPLATE}", *(source.name for source in SOURCES))
+    pybabel("extract", f"--mapping={MAPPING}", "--no-default-keywords", *keywords, "--add-comments=TRANSLATORS:",
+            "--add-location=file", "--sort-by-file", "--no-wrap", "--project=tantrix-pi",
+            "--copyright-holder=tantrix-pi", f"--output-file={TEMPLATE}", *(source.name for source in SOURCES))
     for lang in LANGUAGES:
         if lang == DEFAULT:
             continue  # the messages are written in English

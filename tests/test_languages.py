@@ -17,7 +17,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 from live_fakes import detect_frame, scene_frames
 
-from scripts.catalogues import DOMAIN, KEYWORDS, LOCALE, PLURAL_FORMS, SOURCES, catalogue
+from scripts.catalogues import DOMAIN, KEYWORDS, LOCALE, METHODS, PLURAL_FORMS, SOURCES, catalogue
 from tantrix_pi import i18n
 from tantrix_pi.cli import main
 
@@ -65,7 +65,7 @@ def fields(text: str) -> set:
 # -- the catalogues ---------------------------------------------------------------------------------
 def test_every_message_of_the_code_is_in_every_catalogue_and_nothing_else():
     in_code = {(ctx, msg[0] if isinstance(msg, tuple) else msg) for source in SOURCES
-               for _, _, msg, _, ctx in extract_from_dir(source, keywords=keywords(), comment_tags=())}
+               for _, _, msg, _, ctx in extract_from_dir(source, METHODS, keywords=keywords(), comment_tags=())}
     assert len(in_code) > 300
     for lang in TRANSLATED:
         in_po = {(m.context, m.id[0] if isinstance(m.id, tuple) else m.id) for m in entries(lang)}
@@ -355,3 +355,26 @@ def test_every_menu_line_fits_the_narrowest_screens_in_every_language(lang):
     mono, colour = font(11), font(240 // 15)  # the ssd1306's menu font and the st7789's, as frames.py draws them
     too_wide = [line for line in lines if mono.getlength(line) > 128 - 2 or colour.getlength(line) > 240 - 12]
     assert not too_wide, f"{lang}: {too_wide}"
+
+
+def test_the_web_page_speaks_the_tables_language_and_replays_a_game_in_it(tmp_path):
+    from starlette.testclient import TestClient
+
+    from tantrix_pi.web.app import Site, make_app
+    from tantrix_pi.web.hub import Hub
+
+    _, _, store = referee_run(tmp_path, "cs")  # a game played in Czech
+    game = store.last_game()[0]
+    for lang, heading, forced in (("hu", "Kötelező helyek", "Kötelező hely"), ("es", "Engullidos", "Engullido")):
+        i18n.use(lang)
+        with TestClient(make_app(Site(Hub(), store.path))) as client:
+            page = client.get("/").text
+            text = json.loads(re.search(r'<script type="application/json" id="text">(.*?)</script>', page, re.S)[1])
+            steps = client.get(f"/api/games/{game}/steps").json()["steps"]
+            refused = client.post("/api/control/end-turn", json={})
+        assert f'<html lang="{lang}">' in page and f"<h2>{heading}</h2>" in page
+        assert text["player"]["R"] == i18n.player_name("R") and text["no_forced"] != "No forced space."
+        said = [t for s in steps for t in s["events"]]
+        assert any(t.startswith(forced) for t in said)  # the stored game, told in the page's language
+        assert refused.status_code == 403 and refused.json()["error"] == i18n._(
+            "pair this phone first: enter the code the table's display shows")

@@ -298,8 +298,8 @@ def test_a_paired_phone_starts_a_new_game_on_the_running_referee(tmp_path):
     assert state["game"] == loop.game == 2 and state["mode"] == "rainbow"
     from tantrix_pi.puzzles import puzzle
 
-    assert state["puzzle"] == {"name": "rainbow:red", "tiles": len(puzzle("rainbow:red").tiles), "placed": 0,
-                               "verdict": None}
+    assert state["puzzle"] == {"name": "rainbow:red", "title": puzzle("rainbow:red").title,
+                               "tiles": len(puzzle("rainbow:red").tiles), "placed": 0, "verdict": None}
 
 
 def test_the_demo_has_nothing_to_control(played):

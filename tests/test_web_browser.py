@@ -129,7 +129,7 @@ def test_the_live_page_shows_the_replayed_game_as_it_progresses_to_its_end(demo)
         assert len(set(counts)) >= 10 and len(score_values) >= 5, (counts, score_values)
         drops = [a - b for a, b in zip(counts, counts[1:], strict=False) if b < a]
         assert all(d == 1 for d in drops) and len(drops) <= 1
-        winner = {"R": "red", "Y": "yellow"}[state["winners"][0]]
+        winner = {"R": "Red", "Y": "Yellow"}[state["winners"][0]]
         assert f"Game over: {winner} wins." in phone.find_element("id", "status").text
         assert phone.find_element("css selector", "#events li").text.endswith(state["events"][-1]["text"])
         assert wait_for(lambda: phone.execute_script("const i = document.getElementById('seen-img');"
@@ -180,8 +180,8 @@ def test_a_photo_checked_in_the_browser_gets_the_verdict(demo, tmp_path):
     cli = json.loads(out.read_text())
     assert set(items) == set(cli["scores"]) == {"red", "green"}
     for colour, s in cli["scores"].items():
-        assert items[colour] == f"{colour}: line {s['line']}, loop {s['loop']}, score {s['score']}"
-    assert winner_line.endswith(" and ".join(cli["winners"]) + ".")
+        assert items[colour] == f"{colour.capitalize()}: line {s['line']}, loop {s['loop']}, score {s['score']}"
+    assert winner_line.endswith(" and ".join(w.capitalize() for w in cli["winners"]) + ".")
 
 
 def test_control_without_pairing_is_refused_and_pairing_is_needed_first(demo):

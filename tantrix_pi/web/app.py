@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 import cv2
+import jinja2
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -35,7 +36,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from tantrix_pi import i18n
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 from tantrix_pi.web.hub import Broadcaster, Hub
 from tantrix_pi.web.pairing import Pairing, TooManyAttempts
 from tantrix_pi.web.state import PageState
@@ -82,9 +85,9 @@ def paired(request: Request, site: Site) -> JSONResponse | None:
     auth = request.headers.get("authorization", "")
     token = auth[7:] if auth.lower().startswith("bearer ") else None
     if not site.pairing.allows(token):
-        return error(403, "pair this phone first: enter the code the table's display shows")
+        return error(403, _("pair this phone first: enter the code the table's display shows"))
     if site.commands is None:
-        return error(409, "this is the demo's recording: there is nothing to run")
+        return error(409, _("this is the demo's recording: there is nothing to run"))
     return None
 
 
@@ -101,11 +104,20 @@ def data_url(image: np.ndarray) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(jpeg(image)).decode()
 
 
+def page_words(env: jinja2.Environment) -> jinja2.Environment:
+    """The templates' words in the referee's language of the moment (`_`, `ngettext`, `pgettext`, the colour
+    and language names): a page is written in the language the table speaks when it is asked for."""
+    env.install_gettext_callables(i18n._, i18n.ngettext, newstyle=False, pgettext=i18n.pgettext)
+    env.globals.update(language=i18n.language, colour_name=i18n.colour_name)
+    return env
+
+
 def make_app(site: Site) -> Starlette:
     """The Starlette application serving `site`."""
     page_state = PageState(site.hub)
     broadcaster = Broadcaster(site.hub, page_state.build)
-    templates = Jinja2Templates(directory=str(WEB / "templates"))
+    templates = Jinja2Templates(env=page_words(jinja2.Environment(loader=jinja2.FileSystemLoader(WEB / "templates"),
+                                                                  autoescape=True, extensions=["jinja2.ext.i18n"])))
     seen_cache: dict = {}
 
     @asynccontextmanager
@@ -131,7 +143,7 @@ def make_app(site: Site) -> Starlette:
     async def events(request: Request) -> Response:
         client = broadcaster.subscribe()
         if client is None:
-            return error(503, "too many pages are following the table: try again later",
+            return error(503, _("too many pages are following the table: try again later"),
                          headers={"Retry-After": str(RETRY_AFTER_S)})
 
         async def stream():
@@ -154,7 +166,7 @@ def make_app(site: Site) -> Starlette:
     async def seen_picture(request: Request) -> Response:
         seen = site.hub.seen()
         if seen is None:
-            return error(404, "the camera has not seen a still table yet")
+            return error(404, _("the camera has not seen a still table yet"))
         if seen_cache.get("number") != seen.number:
             from tantrix_pi.vision import overlay
 
@@ -167,7 +179,7 @@ def make_app(site: Site) -> Starlette:
         from tantrix_pi.live.store import Store, StoreError
 
         if site.state_db is None:
-            raise StoreError("no game database here")
+            raise StoreError(_("no game database here"))
         return Store(site.state_db, read_only=True)
 
     async def read_store(work) -> Response:
@@ -194,7 +206,7 @@ def make_app(site: Site) -> Starlette:
             if game is None:
                 from tantrix_pi.live.store import StoreError
 
-                raise StoreError("no game recorded yet")
+                raise StoreError(_("no game recorded yet"))
             return s.record(game[0])
 
         return await read_store(work)
@@ -225,7 +237,8 @@ def make_app(site: Site) -> Starlette:
         def work(s):
             all_steps = said_steps(s, game_number(request))
             if not 0 <= i < len(all_steps):
-                raise StoreError(f"game {game_number(request)} has no step {i} (0..{len(all_steps) - 1})")
+                raise StoreError(_("game {game} has no step {step} (0..{last})").format(
+                    game=game_number(request), step=i, last=len(all_steps) - 1))
             board, evs = all_steps[i]
             before = all_steps[i - 1][0] if i else board
             added = sorted(board.cells - before.cells)
@@ -238,14 +251,15 @@ def make_app(site: Site) -> Starlette:
     # -- photo checks ------------------------------------------------------------------------------
     async def photo(request: Request, kind: str) -> Response:
         if site.detect is None:
-            return error(503, "photo checks need the detector, which is not installed here")
+            return error(503, _("photo checks need the detector, which is not installed here"))
         length = request.headers.get("content-length")
         if length is None or not length.isdigit():
-            return error(411, "send the photo as a form upload with its length")
+            return error(411, _("send the photo as a form upload with its length"))
         if int(length) > MAX_UPLOAD:
-            return error(413, f"the upload is {int(length) // 1_000_000} MB: at most {MAX_UPLOAD // 1_000_000} MB")
+            return error(413, _("the upload is {size} MB: at most {most} MB").format(size=int(length) // 1_000_000,
+                                                                               most=MAX_UPLOAD // 1_000_000))
         if site.checks_running >= PHOTO_CHECKS:
-            return error(503, "two photos are being checked already: try again in a few seconds",
+            return error(503, _("two photos are being checked already: try again in a few seconds"),
                          headers={"Retry-After": str(RETRY_AFTER_S)})
         site.checks_running += 1
         try:
@@ -253,11 +267,11 @@ def make_app(site: Site) -> Starlette:
                 form = await request.form(max_files=1, max_fields=4)
             except Exception as e:  # a malformed multipart body: python-multipart / Starlette say why
                 site.checks_running -= 1
-                return error(400, f"not a form upload: {e}")
+                return error(400, _("not a form upload: {error}").format(error=e))
             upload = form.get("image")
             if upload is None or isinstance(upload, str):
                 site.checks_running -= 1
-                return error(400, "no photo: send it as the form field 'image'")
+                return error(400, _("no photo: send it as the form field 'image'"))
             data = await upload.read()
             spec = str(form.get("puzzle" if kind == "check" else "players") or "")
         except BaseException:
@@ -269,7 +283,8 @@ def make_app(site: Site) -> Starlette:
         try:
             status, answer = await asyncio.wait_for(asyncio.shield(job), CHECK_TIMEOUT_S)
         except TimeoutError:
-            return error(504, f"the photo took over {CHECK_TIMEOUT_S:.0f} s to read: try a smaller photo")
+            return error(504, _("the photo took over {seconds:.0f} s to read: try a smaller photo").format(
+                seconds=CHECK_TIMEOUT_S))
         return JSONResponse(answer, status_code=status)
 
     async def check(request: Request) -> Response:
@@ -283,14 +298,14 @@ def make_app(site: Site) -> Starlette:
         try:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return error(400, 'send {"code": "123456"}')
+            return error(400, _("send {example}").format(example='{"code": "123456"}'))
         code = body.get("code", "") if isinstance(body, dict) else ""
         try:
             token = site.pairing.pair(str(code))
         except TooManyAttempts as e:
             return error(429, str(e), headers={"Retry-After": f"{e.retry_after:.0f}"})
         if token is None:
-            return error(403, "wrong pairing code: it is on the table's display and in the referee's log")
+            return error(403, _("wrong pairing code: it is on the table's display and in the referee's log"))
         return JSONResponse({"token": token})
 
     async def control(request: Request) -> Response:
@@ -302,7 +317,7 @@ def make_app(site: Site) -> Starlette:
         try:
             body = await request.json() if await request.body() else {}
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return error(400, "the request body is not JSON")
+            return error(400, _("the request body is not JSON"))
         try:
             queued = command(request.path_params["action"], body, site.hub.snapshot().view)
         except ControlError as e:

@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 
 
 class GuideError(TantrixError):
@@ -46,7 +47,7 @@ class Guide:
     def _frame(self) -> np.ndarray:
         frame = self.hub.latest
         if frame is None:
-            raise GuideError("no picture from the camera yet")
+            raise GuideError(_("no picture from the camera yet"))
         return frame
 
     # -- what the page shows ---------------------------------------------------------------------------
@@ -103,11 +104,11 @@ class Guide:
             name = f"view{len(self.views) + 1}"
         found, rejected, size = collect([(name, frame)], self.spec)
         if rejected:
-            raise GuideError(f"not taken: {rejected[0].reason}")
+            raise GuideError(_("not taken: {reason}").format(reason=rejected[0].reason))
         with self._lock:
             if self.size is not None and size != self.size:
-                raise GuideError(f"not taken: the camera's picture changed size ({size[0]}x{size[1]}); forget the "
-                                 "views and start again")
+                raise GuideError(_("not taken: the camera's picture changed size ({width}x{height}); forget the "
+                                   "views and start again").format(width=size[0], height=size[1]))
             self.size = size
             self.views.extend(found)
 
@@ -123,10 +124,11 @@ class Guide:
         with self._lock:
             views, size = list(self.views), self.size
         if size is None:
-            raise GuideError("take views of the board first")
+            raise GuideError(_("take views of the board first"))
         result = camera.calibrate(views, size)
         Profile.load_or_new(self.path).with_section(camera=result.model()).save(self.path)
-        return f"lens saved: {len(result.views)} views, RMS {result.rms:.2f} px, fx {result.matrix[0, 0]:.0f}"
+        return _("lens saved: {views} views, RMS {rms:.2f} px, fx {fx:.0f}").format(
+            views=len(result.views), rms=result.rms, fx=result.matrix[0, 0])
 
     def table_or_colour(self, step: int) -> str:
         """The table plane (1) or the tile colours (2) from the latest frame, saved to the profile."""
@@ -170,9 +172,9 @@ def routes(site, templates, broadcaster) -> list[Route]:
         work = {"take": guide.take, "forget": guide.forget, "save-lens": guide.save_lens,
                 "table": lambda: guide.table_or_colour(1), "colour": lambda: guide.table_or_colour(2)}.get(action)
         if work is None:
-            return error(404, f"unknown calibration step {action!r}")
+            return error(404, _("unknown calibration step {action!r}").format(action=action))
         if not guide.active:
-            return error(409, "start the calibration first: the referee pauses while the table shows the sheet")
+            return error(409, _("start the calibration first: the referee pauses while the table shows the sheet"))
         try:
             guide.note = await run_in_threadpool(work) or ""
         except TantrixError as e:  # GuideError, CalibrationError, the table's and colours' refusals: one line

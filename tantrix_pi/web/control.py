@@ -16,6 +16,7 @@ out between frames, and what follows (a new game, a refused end of turn, a hint)
 from __future__ import annotations
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import View
 
@@ -42,17 +43,18 @@ def setup_of_body(body: dict) -> Setup:
 def command(action: str, body, view: View | None) -> list[tuple[str, object]]:
     """The loop commands for one control request."""
     if action not in ACTIONS:
-        raise ControlError(f"unknown action {action!r}: one of {', '.join(ACTIONS)}")
+        raise ControlError(_("unknown action {action!r}: one of {actions}").format(action=action,
+                                                                                   actions=", ".join(ACTIONS)))
     if not isinstance(body, dict):
-        raise ControlError("the request body must be a JSON object")
+        raise ControlError(_("the request body must be a JSON object"))
     if action in ("end-turn", "undo", "hint"):
         return [(action.replace("-", "_"), None)]
     if action == "voice":
         if not isinstance(body.get("on"), bool):
-            raise ControlError('send {"on": true} or {"on": false}')
+            raise ControlError(_("send {on} or {off}").format(on='{"on": true}', off='{"on": false}'))
         return [("voice", body["on"])]
     if "voice" in body and not isinstance(body["voice"], bool):
-        raise ControlError("voice must be true or false")
+        raise ControlError(_("voice must be true or false"))
     described = {k: v for k, v in body.items() if k != "voice"}
     current = Setup(view.mode, list(view.players), view.puzzle) if view is not None else None
     setup = setup_of_body(body) if described else current

@@ -13,6 +13,8 @@ import threading
 import time
 from collections import deque
 
+from tantrix_pi.i18n import _
+
 MAX_FAILURES = 5
 WINDOW_S = 60.0
 
@@ -21,7 +23,7 @@ class TooManyAttempts(Exception):
     """Pairing is refused for a while after too many wrong codes; `retry_after` seconds."""
 
     def __init__(self, retry_after: float) -> None:
-        super().__init__(f"too many wrong codes: try again in {retry_after:.0f} s")
+        super().__init__(_("too many wrong codes: try again in {seconds:.0f} s").format(seconds=retry_after))
         self.retry_after = retry_after
 
 

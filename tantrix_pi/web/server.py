@@ -17,6 +17,7 @@ import threading
 import uvicorn
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 
 log = logging.getLogger("tantrix_pi.web")
 
@@ -43,9 +44,12 @@ def listen(bind: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        why = "is in use (another program, or another tantrix-pi)" if e.errno == errno.EADDRINUSE else \
-            f"cannot be used ({e.strerror})"
-        raise WebError(f"web: port {port} on {bind or 'every address'} {why}") from None
+        where = bind or _("every address")
+        if e.errno == errno.EADDRINUSE:
+            raise WebError(_("web: port {port} on {where} is in use (another program, or another tantrix-pi)").format(
+                port=port, where=where)) from None
+        raise WebError(_("web: port {port} on {where} cannot be used ({error})").format(
+            port=port, where=where, error=e.strerror)) from None
     sock.listen(128)
     return sock
 
@@ -137,7 +141,7 @@ def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None
     server.site = site
     server.start()
     if not server.wait_started():
-        raise WebError(f"web: the page could not start ({server.failed or 'timed out'})")
+        raise WebError(_("web: the page could not start ({error})").format(error=server.failed or _("timed out")))
     log.info("web page at %s; pairing code %s", " ".join(addresses(sock)), site.pairing.code)
     return server
 
@@ -171,8 +175,8 @@ def start(cfg, loop, hub, detect, profile=None, sock=None):
     try:  # the display shows where the page is and the code that pairs a phone, until the first announcement
         from tantrix_pi.devices.screen import Screen
 
-        loop.commands.put(("screen", Screen(title="Web page", lines=(addresses(sock)[-1],
-                                                                     f"Pairing code {server.site.pairing.code}"))))
+        loop.commands.put(("screen", Screen(title=_("Web page"), lines=(
+            addresses(sock)[-1], _("Pairing code {code}").format(code=server.site.pairing.code)))))
     except ImportError:
         log.info("no devices package: the pairing code is only in this log")
     return server

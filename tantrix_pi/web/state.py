@@ -42,7 +42,7 @@ def puzzle_state(name: str | None, board: Board) -> dict | None:
     if not name:
         return None
     p = _puzzle(name)
-    out = {"name": p.name, "tiles": len(p.tiles), "placed": len(board), "verdict": None}
+    out = {"name": p.name, "title": p.title, "tiles": len(p.tiles), "placed": len(board), "verdict": None}
     if len(board) >= len(p.tiles):
         v = p.check(board)
         out["verdict"] = {"solved": v.solved, "reasons": list(v.reasons)}

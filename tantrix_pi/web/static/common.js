@@ -10,6 +10,10 @@ function colourName(letter) {
   return TEXT.colour[letter] || letter;
 }
 
+function playerName(letter) {
+  return TEXT.player[letter] || letter;
+}
+
 function el(tag, attrs, text) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);

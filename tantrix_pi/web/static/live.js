@@ -10,16 +10,16 @@ function render(state) {
   const scores = document.getElementById("scores");
   scores.replaceChildren(...state.players.filter((c) => c in state.scores).map((c) => {
     const item = el("li", {class: "score colour-" + c + (c === state.turn && !state.over ? " to-move" : "")});
-    item.append(el("span", {class: "name"}, colourName(c)), el("span", {"data-score-colour": c}, String(state.scores[c])));
+    item.append(el("span", {class: "name"}, playerName(c)), el("span", {"data-score-colour": c}, String(state.scores[c])));
     return item;
   }));
 
   let status = "";
   if (state.over) {
-    const names = state.winners.map(colourName);
+    const names = state.winners.map(playerName);
     status = names.length === 1 ? say("wins", {player: names[0]}) : say("tie", {players: names.join(TEXT.and)});
   } else if (state.turn) {
-    status = say("turn", {player: colourName(state.turn)});
+    status = say("turn", {player: playerName(state.turn)});
   }
   if (state.bag_empty && !state.over) status += " " + say("bag_empty");
   document.getElementById("status").textContent = status;
@@ -27,7 +27,7 @@ function render(state) {
   const puzzle = document.getElementById("puzzle");
   puzzle.hidden = !state.puzzle;
   if (state.puzzle) {
-    document.getElementById("puzzle-name").textContent = state.puzzle.name;
+    document.getElementById("puzzle-name").textContent = state.puzzle.title;
     document.getElementById("puzzle-progress").textContent = say("progress", state.puzzle);
     const v = state.puzzle.verdict;
     document.getElementById("puzzle-verdict").textContent = v ? (v.solved ? say("solved") : say("not_solved")) : "";
@@ -78,10 +78,12 @@ function showCheck(result, status, answer) {
   } else {
     const list = el("ul");
     for (const [colour, s] of Object.entries(answer.scores)) {
-      list.append(el("li", {"data-check-colour": colour}, say("check_scores", {colour, ...s})));
+      list.append(el("li", {"data-check-colour": colour},
+                     say("check_scores", {...s, colour: TEXT.colour_name[colour] || colour})));
     }
     const key = answer.winners.length === 1 ? "check_winner" : "check_tie";
-    result.append(list, el("p", {class: "winner"}, say(key, {players: answer.winners.join(TEXT.and)})));
+    const winners = answer.winners.map((w) => TEXT.colour_name[w] || w);
+    result.append(list, el("p", {class: "winner"}, say(key, {players: winners.join(TEXT.and)})));
   }
   if (answer.overlay) result.append(el("img", {class: "picture", src: answer.overlay, alt: ""}));
 }
