@@ -1,4 +1,5 @@
-"""Solo puzzles (docs/rules.md section 5): Discovery, the five Rainbow puzzles, Solitaire, and Gobble's rule."""
+"""Solo puzzles (docs/rules.md section 5): Discovery, the five Rainbow puzzles, Solitaire's goal, what keeps any
+solo board from counting, and Gobble's rule."""
 
 from __future__ import annotations
 
@@ -48,14 +49,7 @@ class Puzzle:
         wanted = set(self.tiles)
         reasons += [f"tile {n} is missing" for n in sorted(wanted - board.tiles)]
         reasons += [f"tile {n} is not part of {self.name}" for n in sorted(board.tiles - wanted)]
-        for cell, d in board.mismatches():
-            other = neighbours(cell)[d]
-            a, b = board[cell].colour(d), board[other].colour((d + 3) % 6)
-            reasons.append(f"edge between {fmt(cell)} and {fmt(other)} is {COLOUR_NAMES[a]}/{COLOUR_NAMES[b]}")
-        reasons += [f"hole at {fmt(c)}" for c in board.holes()]
-        groups = board.groups()
-        if len(groups) > 1:
-            reasons.append(f"the tiles form {len(groups)} separate groups")
+        reasons += solo_faults(board)
         if self.rows and not is_pyramid(board.cells, self.rows):
             rows = ", ".join(str(i) for i in range(1, self.rows + 1))
             reasons.append(f"the tiles do not form a pyramid of rows {rows}")
@@ -88,6 +82,21 @@ class Puzzle:
                     f"off it: tile {shown}"]
         return [f"not one {name} {goal} through all {n} tiles: the longest {name} path is a {kind} of {length}; "
                 f"off it: tiles {shown}"]
+
+
+def solo_faults(board: Board) -> list[str]:
+    """What keeps a board from counting in any solo puzzle or variant (docs/rules.md section 5): touching
+    edges that do not match, holes, tiles in separate groups."""
+    out = []
+    for cell, d in board.mismatches():
+        other = neighbours(cell)[d]
+        a, b = board[cell].colour(d), board[other].colour((d + 3) % 6)
+        out.append(f"edge between {fmt(cell)} and {fmt(other)} is {COLOUR_NAMES[a]}/{COLOUR_NAMES[b]}")
+    out += [f"hole at {fmt(c)}" for c in board.holes()]
+    groups = board.groups()
+    if len(groups) > 1:
+        out.append(f"the tiles form {len(groups)} separate groups")
+    return out
 
 
 def puzzle(spec: str) -> Puzzle:

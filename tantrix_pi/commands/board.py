@@ -9,6 +9,7 @@ from tantrix_pi.board import Board
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.game import bag_empty_at, player_colours
 from tantrix_pi.grid import neighbour
+from tantrix_pi.puzzles import solo_faults
 from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
     closure_violations,
@@ -19,8 +20,8 @@ from tantrix_pi.rules import (
     needs_text,
     reading_order,
 )
-from tantrix_pi.scoring import four_lines, four_loops, outcome
-from tantrix_pi.tiles import COLOUR_NAMES
+from tantrix_pi.scoring import FOUR_VARIANTS, four, outcome
+from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES
 
 
 def register(cli) -> None:
@@ -39,7 +40,11 @@ def register(cli) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p = cli.command("score", "Score every colour: longest line, largest loop, score, the scoring path.", score, board)
     p.add_argument("file")
-    p.add_argument("--players", metavar="COLOURS", help="player colours, e.g. red,blue (default: all four)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--players", metavar="COLOURS", help="player colours, e.g. red,blue (default: all four)")
+    how.add_argument("--four", choices=FOUR_VARIANTS, help="score the solo variant Four lines or Four loops: the sum "
+                     "over the four colours of the longest line (largest loop), in tiles; exit 1 when the board "
+                     "breaks the variant's rules (a mismatch, a hole, separate groups)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -150,6 +155,8 @@ def check(args) -> int:
 
 def score(args) -> int:
     board = Board.load(args.file)
+    if args.four:
+        return score_four(board, args.four, args.json)
     players = player_colours(args.players)
     over = outcome(board, players)
     data = {
@@ -159,8 +166,8 @@ def score(args) -> int:
         "players": players,
         "winner": over.winner,
         "winners": list(over.winners),
-        "four_lines": four_lines(board),
-        "four_loops": four_loops(board),
+        "four_lines": four(board, "lines").total,
+        "four_loops": four(board, "loops").total,
     }
     if args.json:
         print(json.dumps(data))
@@ -171,3 +178,23 @@ def score(args) -> int:
         print(f"{mark} {COLOUR_NAMES[c]:<6} line {s.line:>2}  loop {s.loop:>2}  score {s.score:>2}{note}")
     print(over.result())
     return EXIT_OK
+
+
+def score_four(board: Board, variant: str, as_json: bool) -> int:
+    """`board score --four lines|loops`: each colour's path counted, the total, and what keeps it from counting."""
+    result, faults = four(board, variant), solo_faults(board)
+    if as_json:
+        print(json.dumps({"four": variant, "total": result.total, "tiles": len(board), "faults": faults,
+                          "colours": {c: {"tiles": n, "path": [list(x) for x in result.paths[c].cells] if n else []}
+                                      for c, n in result.tiles.items()}}))
+        return EXIT_NO if faults else EXIT_OK
+    for c, n in result.tiles.items():
+        path = result.paths[c]
+        ends = f"  from {fmt(path.cells[0])} to {fmt(path.cells[-1])}" if n and not path.loop else ""
+        print(f"  {COLOUR_NAMES[c]:<6} {n:>2}{ends}")
+    print(result.summary())
+    if len(board) < len(ALL_NUMBERS):
+        print(f"{len(board)} of the {len(ALL_NUMBERS)} tiles are on the table: the variant is scored once all are")
+    for fault in faults:
+        print(f"does not count: {fault}")
+    return EXIT_NO if faults else EXIT_OK
