@@ -27,8 +27,8 @@ log = logging.getLogger("tantrix_pi.live")
 
 Detector = Callable[[np.ndarray], Detection]
 
-IMPORTANT = ("game_over", "illegal", "unsure", "storage", "solved", "not_solved", "bag_empty", "taken_back",
-             "removed", "placed", "turned", "moved", "forced", "corrected")
+IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "storage", "solved", "not_solved",
+             "bag_empty", "taken_back", "removed", "draw", "placed", "turned", "moved", "forced", "corrected")
 """Event kinds in the order the screen's message line prefers them."""
 
 
@@ -451,7 +451,7 @@ class LiveLoop:
 
             forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
                       for f in rules.forced_space_report(ref.board)]
-        scores = ref.scores() if ref.setup.is_game else {}
+        scores = ref.scores()
         last = out.added[-1].placement if out and out.added else ref.moves[-1].placement if ref.moves else None
         doubted = list(self.tracker.announced_unsure[0]) if self.tracker.announced_unsure else []
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores, ref.turn, last,
