@@ -132,7 +132,7 @@ def cmd_demo(args) -> int:
     if out.exists() and not out.is_dir():
         raise TantrixError(f"--out {out}: not a folder (the demo writes frames, GIF and events into a folder)")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)  # the folder itself, not missing ones above it: as board show --png
     except OSError as e:
         raise TantrixError(f"--out {out}: cannot make the folder ({e.strerror})") from None
     web = hub = None
