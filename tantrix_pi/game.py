@@ -33,7 +33,7 @@ from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, COLOURS
 
 RECORD_FORMAT = "tantrix-game/1"
 HAND_SIZE = 6
-MODES = ("game", "discovery", "rainbow", "solitaire", "gobble", "free")
+MODES = ("game", "discovery", "rainbow", "solitaire", "four-lines", "four-loops", "gobble", "free")
 """What can be played at a table: a 2-4 player game, a solo puzzle, Gobble or free play (docs/rules.md)."""
 
 # Rule names of the game on top of those of tantrix_pi.rules.

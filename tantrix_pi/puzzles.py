@@ -1,4 +1,5 @@
-"""Solo puzzles (docs/rules.md section 5): Discovery, the five Rainbow puzzles, Solitaire, and Gobble's rule."""
+"""Solo puzzles (docs/rules.md section 5): Discovery, the five Rainbow puzzles, Solitaire's goal, what keeps any
+solo board from counting, and Gobble's rule."""
 
 from __future__ import annotations
 
@@ -67,16 +68,7 @@ class Puzzle:
         reasons += [_("tile {tile} is missing").format(tile=n) for n in sorted(wanted - board.tiles)]
         reasons += [_("tile {tile} is not part of {puzzle}").format(tile=n, puzzle=self.title)
                     for n in sorted(board.tiles - wanted)]
-        for cell, d in board.mismatches():
-            other = neighbours(cell)[d]
-            a, b = board[cell].colour(d), board[other].colour((d + 3) % 6)
-            reasons.append(_("edge between {cell} and {other} is {colour}/{other_colour}").format(
-                cell=fmt(cell), other=fmt(other), colour=colour_name(a), other_colour=colour_name(b)))
-        reasons += [_("hole at {cell}").format(cell=fmt(c)) for c in board.holes()]
-        groups = board.groups()
-        if len(groups) > 1:
-            reasons.append(ngettext("the tiles form {n} separate group", "the tiles form {n} separate groups",
-                                    len(groups)).format(n=len(groups)))
+        reasons += solo_faults(board)
         if self.rows and not is_pyramid(board.cells, self.rows):
             reasons.append(_("the tiles do not form a pyramid of rows {rows}").format(
                 rows=listing(range(1, self.rows + 1))))
@@ -112,6 +104,29 @@ class Puzzle:
             return [_("{goal}: {longest}").format(goal=goal, longest=longest)]
         away = ngettext("off it: tile {tiles}", "off it: tiles {tiles}", len(off)).format(tiles=shown)
         return [_("{goal}: {longest}; {away}").format(goal=goal, longest=longest, away=away)]
+
+
+def solo_faults(board: Board) -> list[str]:
+    """What keeps a board from counting in any solo puzzle or variant (docs/rules.md section 5): touching
+    edges that do not match, holes, tiles in separate groups."""
+    out = []
+    for cell, d in board.mismatches():
+        other = neighbours(cell)[d]
+        a, b = board[cell].colour(d), board[other].colour((d + 3) % 6)
+        out.append(_("edge between {cell} and {other} is {colour}/{other_colour}").format(
+            cell=fmt(cell), other=fmt(other), colour=colour_name(a), other_colour=colour_name(b)))
+    out += [_("hole at {cell}").format(cell=fmt(c)) for c in board.holes()]
+    groups = board.groups()
+    if len(groups) > 1:
+        out.append(ngettext("the tiles form {n} separate group", "the tiles form {n} separate groups",
+                            len(groups)).format(n=len(groups)))
+    return out
+
+
+def solo_fault_data(board: Board) -> dict:
+    """`solo_faults` as data, in no language: the mismatched edges (cell, direction), the holes, the groups."""
+    return {"mismatches": [{"cell": list(c), "direction": d} for c, d in board.mismatches()],
+            "holes": [list(c) for c in board.holes()], "groups": len(board.groups())}
 
 
 def puzzle(spec: str) -> Puzzle:

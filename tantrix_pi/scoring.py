@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tantrix_pi.board import Board
 from tantrix_pi.grid import Cell, neighbour, opposite
-from tantrix_pi.i18n import _, listing, player_name
+from tantrix_pi.i18n import _, colour_name, listing, player_name
 from tantrix_pi.tiles import COLOURS
 
 
@@ -167,11 +167,41 @@ def outcome(board: Board, players: Iterable[str], termination: Termination = Ter
     return Outcome(termination, players, table, won, stuck)
 
 
-def four_lines(board: Board) -> int:
-    """Four lines: the sum over the four colours of the longest line, in tiles."""
-    return sum(score(board, c).line for c in COLOURS)
+FOUR_VARIANTS = ("lines", "loops")
+"""Four lines and Four loops (docs/rules.md section 5)."""
 
 
-def four_loops(board: Board) -> int:
-    """Four loops: the sum over the four colours of the largest loop, in tiles."""
-    return sum(score(board, c).loop for c in COLOURS)
+@dataclass(frozen=True)
+class FourScore:
+    """Four lines or Four loops: for each colour the path counted (its longest line, or largest loop), and the
+    sum of their lengths in tiles."""
+
+    variant: str
+    """"lines" or "loops"."""
+    paths: Mapping[str, Path | None]
+    """The path counted for each of the four colours, None where the colour has no line (loop)."""
+
+    @property
+    def tiles(self) -> dict[str, int]:
+        """The length in tiles counted for each colour."""
+        return {c: len(p) if p is not None else 0 for c, p in self.paths.items()}
+
+    @property
+    def total(self) -> int:
+        """The score: the sum over the four colours."""
+        return sum(self.tiles.values())
+
+    def summary(self) -> str:
+        """One sentence: "Four lines: 23 (red 8, yellow 5, green 6, blue 4).", in the language of the moment."""
+        counted = listing(_("{colour} {n}").format(colour=colour_name(c), n=n) for c, n in self.tiles.items())
+        if self.variant == "loops":
+            return _("Four loops: {total} ({counted}).").format(total=self.total, counted=counted)
+        return _("Four lines: {total} ({counted}).").format(total=self.total, counted=counted)
+
+
+def four(board: Board, variant: str) -> FourScore:
+    """The Four lines (variant "lines") or Four loops ("loops") score of `board`."""
+    if variant not in FOUR_VARIANTS:
+        raise ValueError(f"Four {variant!r}: the variants are lines and loops")
+    loops = variant == "loops"
+    return FourScore(variant, {c: next((p for p in paths(board, c) if p.loop == loops), None) for c in COLOURS})

@@ -96,6 +96,7 @@ CASES = [
     (["check", "{d}/tiny.png", "--puzzle", "rainbow:pink"], 2, "unknown puzzle"),
     (["score", "{d}/tiny.png", "--players", "purple"], 2, "'purple' is not a colour"),
     (["demo", "--out", "{d}/good.json"], 2, "not a folder"),
+    (["demo", "--out", "{d}/missing/demo"], 2, "--out {d}/missing/demo: cannot make the folder (No such file"),
     (["calibrate", "board", "--out", "{d}/good.json/x.png"], 2, "cannot write it"),
     (["calibrate", "markers", "--out", "{d}/good.json/x.png"], 2, "cannot write it"),
     (["calibrate", "camera", "{d}/truncated.jpg"], 2, "truncated"),

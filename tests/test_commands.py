@@ -6,7 +6,9 @@ from helpers import path_search, tile_up
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.cli import main
+from tantrix_pi.grid import neighbours
 from tantrix_pi.puzzles import puzzle
+from tantrix_pi.scoring import paths
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = str(ROOT / "examples" / "game.json")
@@ -69,6 +71,29 @@ def test_board_score_json_names_the_winner_among_the_players(capsys):
     for s in data["colours"].values():
         assert len(s["path"]) == (s["loop"] if s["path_is_loop"] else s["line"])
         assert s["score"] == max(s["line"], 2 * s["loop"])
+
+
+def test_board_score_four_lines_and_loops_sum_the_colours_and_name_what_keeps_it_from_counting(capsys, tmp_path):
+    board = Board.load(GAME)
+    totals = {}
+    for variant in ("lines", "loops"):
+        code, out, _ = run(capsys, "board", "score", GAME, "--four", variant, "--json")
+        data = json.loads(out)
+        assert code == 0 and data["four"] == variant and data["faults"] == []
+        for colour, c in data["colours"].items():
+            found = [p for p in paths(board, colour) if p.loop == (variant == "loops")]
+            assert c["tiles"] == max((len(p) for p in found), default=0) == len(c["path"])
+        totals[variant] = data["total"]
+        assert data["total"] == sum(c["tiles"] for c in data["colours"].values())
+    assert totals["lines"] > 0 and totals["loops"] > 0
+    code, out, _ = run(capsys, "board", "score", GAME, "--four", "lines")
+    assert code == 0 and f"Four lines: {totals['lines']} (red " in out and "26 of the 56 tiles" in out
+    ring = tile_up(list(neighbours((0, 0))))
+    ring.save(tmp_path / "ring.json")
+    code, out, _ = run(capsys, "board", "score", tmp_path / "ring.json", "--four", "loops")
+    assert code == 1 and "does not count: hole at (0,0)" in out
+    code, _, err = run(capsys, "board", "score", GAME, "--four", "lines", "--players", "red")
+    assert code == 2 and "not allowed with" in err
 
 
 def test_puzzle_check_solved_is_0_and_a_near_miss_is_1_with_reasons(capsys, tmp_path):

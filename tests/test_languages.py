@@ -258,6 +258,35 @@ def test_the_live_referee_says_the_same_game_in_every_language(tmp_path):
     assert forced["es"].startswith(("Engullido:", "Engullidos:"))
 
 
+def test_solitaire_and_four_lines_are_said_in_every_language_with_the_same_data(tmp_path):
+    from test_live_modes import run, solitaire_moves
+
+    from tantrix_pi.live.recording import load_record, placements
+    from tantrix_pi.live.referee import Setup
+
+    game, _ = solitaire_moves(seed=2)
+    plays = {"solitaire": (game.moves, Setup("solitaire", [], "solitaire")),
+             "four-lines": (placements(load_record()), Setup("four-lines", [], None))}
+    for mode, (moves, setup) in plays.items():
+        runs = {}
+        for lang in i18n.LANGUAGES:
+            i18n.use(lang)
+            runs[lang] = run(tmp_path / mode / lang, moves, setup)[1].events
+        english = runs["en"]
+        for lang, said in runs.items():
+            assert [(e.kind, e.data) for e in said] == [(e.kind, e.data) for e in english], (mode, lang)
+            if lang != "en":
+                left = [e.text for e, en in zip(said, english, strict=True) if e.text == en.text]
+                assert not left, f"{mode} {lang}: left in English: {left[:3]}"
+    i18n.use("cs")
+    said = {e.kind: e.text for e in run(tmp_path / "cs-again", game.moves, plays["solitaire"][1])[1].events}
+    assert said["draw"] in ("Vytáhněte si kámen.", "Bonus za zaplněné nucené místo: vytáhněte si 2 kameny.")
+    assert said["solitaire_over"].startswith("Konec solitéru:")
+    over = next(e for e in runs["pl"] if e.kind == "four_over")
+    assert over.text.startswith("Wszystkie 56 płytek leży na stole. Cztery linie: ")
+    assert set(over.data["faults"]) == {"mismatches", "holes", "groups"}  # what keeps it from counting, as data
+
+
 def test_a_store_of_schema_1_loses_its_words_and_keeps_its_game(tmp_path):
     import sqlite3
 

@@ -147,6 +147,53 @@ def test_no_camera_at_start_is_said_once_and_retried(tmp_path):
     assert cam.opened == 1
 
 
+def test_an_undecodable_video_is_said_once_and_retried_ever_more_slowly(tmp_path):
+    from tantrix_pi.devices.sources import video_source
+
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(bytes(range(256)) * 400)  # a file, but no video OpenCV can decode
+    clock, waits = [0.0], []
+
+    def sleep(s):
+        waits.append(s)
+        clock[0] += s
+
+    sink = MemorySink()
+    loop = LiveLoop(video_source(clip), detect_frame, Store(tmp_path / "s.db"), Setup(), sink,
+                    clock=lambda: clock[0], sleep=sleep)
+    while clock[0] < 120:
+        loop.step()
+    assert [e.text for e in sink.events] == [f"No camera: {clip}: cannot be decoded as a video. Retrying."]
+    assert waits[:6] == [1.0, 2.0, 4.0, 8.0, 8.0, 8.0]  # not 2 events a second into events.jsonl
+
+
+class Flapping(FrameSource):
+    """Opens every time, but gives no frame for its first `broken` reads (a stream that connects, then fails)."""
+
+    def __init__(self, frames, broken):
+        self.frames, self.broken, self.reads = list(frames), broken, 0
+
+    def read(self):
+        from tantrix_pi.devices.sources import EndOfRecording
+
+        self.reads += 1
+        if self.reads <= self.broken:
+            raise CameraGone("stream ended")
+        if not self.frames:
+            raise EndOfRecording()
+        return self.frames.pop(0)
+
+
+def test_a_source_that_opens_but_gives_no_frame_is_lost_once_and_back_once(tmp_path):
+    clock = [0.0]
+    sink = MemorySink()
+    loop = LiveLoop(Flapping([frame_of(B())] * 3, broken=6), detect_frame, Store(tmp_path / "s.db"), Setup(), sink,
+                    clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop.run()
+    assert [e.text for e in sink.events] == ["Camera lost: stream ended. Retrying.", "Camera is back."]
+    assert loop.stats.frames == 3
+
+
 def test_a_detector_crash_on_one_frame_skips_it(tmp_path):
     moves = GAME[:3]
     frames = scene_frames(script(moves, still=5, hand=2))

@@ -69,8 +69,22 @@ def test_a_deadlock_is_drawn_whatever_the_scores():
 
 def test_four_lines_and_four_loops_sum_the_colours():
     board = tile_up(TRIANGLE, RED_TRIANGLE)
-    assert scoring.four_loops(board) == sum(scoring.score(board, c).loop for c in "RYGB") >= 3
-    assert scoring.four_lines(board) == sum(scoring.score(board, c).line for c in "RYGB")
+    loops, lines = scoring.four(board, "loops"), scoring.four(board, "lines")
+    assert loops.tiles["R"] == 3 and loops.paths["R"].loop
+    assert loops.total == sum(scoring.score(board, c).loop for c in "RYGB") >= 3
+    assert lines.total == sum(scoring.score(board, c).line for c in "RYGB")
+    assert all(p is None or not p.loop for p in lines.paths.values())
+    assert lines.summary() == f"Four lines: {lines.total} (" + ", ".join(
+        f"{name} {scoring.score(board, c).line}" for c, name in zip("RYGB", ("red", "yellow", "green", "blue"),
+                                                                    strict=True)) + ")."
+
+
+def test_a_loop_counts_in_four_loops_and_a_line_in_four_lines():
+    loop = tile_up(TRIANGLE, RED_TRIANGLE)
+    board = tile_up([(q, 3) for q in range(4)], {((q, 3), d): "Y" for q in range(4) for d in (1, 4)}, board=loop)
+    assert scoring.four(board, "loops").tiles["R"] == 3
+    assert scoring.four(board, "lines").tiles["R"] == scoring.score(board, "R").line < 3  # the loop is no line
+    assert scoring.four(board, "lines").tiles["Y"] >= 4 and not scoring.four(board, "lines").paths["Y"].loop
 
 
 def test_path_cells_are_consecutive_neighbours():

@@ -10,6 +10,7 @@ from tantrix_pi.errors import EXIT_NO, EXIT_OK
 from tantrix_pi.game import bag_empty_at, player_colours
 from tantrix_pi.grid import fmt, neighbour
 from tantrix_pi.i18n import _, colour_name, ngettext
+from tantrix_pi.puzzles import solo_faults
 from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
     closure_violations,
@@ -19,7 +20,8 @@ from tantrix_pi.rules import (
     hopeless_spaces,
     reading_order,
 )
-from tantrix_pi.scoring import four_lines, four_loops, outcome
+from tantrix_pi.scoring import FOUR_VARIANTS, four, outcome
+from tantrix_pi.tiles import ALL_NUMBERS
 
 
 def register(cli) -> None:
@@ -39,7 +41,12 @@ def register(cli) -> None:
     p = cli.command("score", _("Score every colour: longest line, largest loop, score, the scoring path."), score,
                     board)
     p.add_argument("file", help=_("a tantrix-board/1 file"))
-    p.add_argument("--players", metavar="COLOURS", help=_("player colours, e.g. red,blue (default: all four)"))
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--players", metavar="COLOURS", help=_("player colours, e.g. red,blue (default: all four)"))
+    how.add_argument("--four", choices=FOUR_VARIANTS, help=_(
+        "score the solo variant Four lines or Four loops: the sum over the four colours of the longest line "
+        "(largest loop), in tiles; exit 1 when the board breaks the variant's rules (a mismatch, a hole, "
+        "separate groups)"))
     p.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
 
 
@@ -156,6 +163,8 @@ def _tiles_in(file: str, board: Board) -> str:
 
 def score(args) -> int:
     board = Board.load(args.file)
+    if args.four:
+        return score_four(board, args.four, args.json)
     players = player_colours(args.players)
     over = outcome(board, players)
     data = {
@@ -165,8 +174,8 @@ def score(args) -> int:
         "players": players,
         "winner": over.winner,
         "winners": list(over.winners),
-        "four_lines": four_lines(board),
-        "four_loops": four_loops(board),
+        "four_lines": four(board, "lines").total,
+        "four_loops": four(board, "loops").total,
     }
     if args.json:
         print(json.dumps(data))
@@ -179,3 +188,28 @@ def score(args) -> int:
         print(mark, line.format(colour=colour_name(c).ljust(width), line=s.line, loop=s.loop, score=s.score))
     print(over.result())
     return EXIT_OK
+
+
+def score_four(board: Board, variant: str, as_json: bool) -> int:
+    """`board score --four lines|loops`: each colour's path counted, the total, and what keeps it from counting."""
+    result, faults = four(board, variant), solo_faults(board)
+    if as_json:
+        print(json.dumps({"four": variant, "total": result.total, "tiles": len(board), "faults": faults,
+                          "colours": {c: {"tiles": n, "path": [list(x) for x in result.paths[c].cells] if n else []}
+                                      for c, n in result.tiles.items()}}))
+        return EXIT_NO if faults else EXIT_OK
+    width = max(len(colour_name(c)) for c in result.tiles)
+    for c, n in result.tiles.items():
+        path = result.paths[c]
+        name = colour_name(c).ljust(width)
+        print("  " + (_("{colour} {n:>2}  from {start} to {end}").format(
+            colour=name, n=n, start=fmt(path.cells[0]), end=fmt(path.cells[-1])) if n and not path.loop
+                      else f"{name} {n:>2}"))
+    print(result.summary())
+    if len(board) < len(ALL_NUMBERS):
+        print(ngettext("{n} of the {all} tiles is on the table: the variant is scored once all are",
+                       "{n} of the {all} tiles are on the table: the variant is scored once all are", len(board))
+              .format(n=len(board), all=len(ALL_NUMBERS)))
+    for fault in faults:
+        print(_("does not count: {fault}").format(fault=fault))
+    return EXIT_NO if faults else EXIT_OK

@@ -140,7 +140,7 @@ def cmd_demo(args) -> int:
         raise TantrixError(_("--out {path}: not a folder (the demo writes frames, GIF and events into a folder)")
                            .format(path=out))
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)  # the folder itself, not missing ones above it: as board show --png
     except OSError as e:
         raise TantrixError(_("--out {path}: cannot make the folder ({error})").format(path=out,
                                                                                      error=e.strerror)) from None

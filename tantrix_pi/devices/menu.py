@@ -211,6 +211,8 @@ def mode_name(mode: str) -> str:
         "discovery": pgettext("mode", "Discovery"),
         "rainbow": pgettext("mode", "Rainbow"),
         "solitaire": pgettext("mode", "Solitaire"),
+        "four-lines": pgettext("mode", "Four lines"),
+        "four-loops": pgettext("mode", "Four loops"),
         "gobble": pgettext("mode", "Gobble"),
         "free": pgettext("mode", "free play"),
     }[mode]

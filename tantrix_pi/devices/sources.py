@@ -214,26 +214,47 @@ def folder_source(folder: str | Path, fps: float = 0.0, *, read: Callable[[Path]
     return ReplaySource(frames, fps)
 
 
-def video_source(path: str | Path, fps: float = 0.0) -> ReplaySource:
-    """The frames of a video file replayed at `fps` (0: as fast as they decode)."""
-    path = Path(path)
-    if not path.is_file():
-        raise CameraGone(_("{path}: no such video file").format(path=path))
+class VideoSource(FrameSource):
+    """A video file replayed at `fps` (0: as fast as it decodes), through OpenCV."""
 
-    def frames() -> Iterator[np.ndarray]:
-        cap = cv2.VideoCapture(str(path))
+    name = "video"
+
+    def __init__(self, path: str | Path, fps: float = 0.0) -> None:
+        self.path, self.fps = Path(path), fps
+        if not self.path.is_file():
+            raise CameraGone(_("{path}: no such video file").format(path=self.path))
+        self.cap = None
+        self.pacer = Pacer(fps)
+        self.read_any = False
+
+    def open(self) -> None:
+        cap = cv2.VideoCapture(str(self.path))
         if not cap.isOpened():
-            raise CameraGone(_("{path}: cannot be decoded as a video").format(path=path))
-        try:
-            while True:
-                ok, frame = cap.read()
-                if not ok:
-                    return
-                yield frame
-        finally:
             cap.release()
+            raise CameraGone(_("{path}: cannot be decoded as a video").format(path=self.path))
+        self.cap, self.pacer, self.read_any = cap, Pacer(self.fps), False
 
-    return ReplaySource(frames, fps)
+    def read(self) -> np.ndarray:
+        if self.cap is None:
+            raise CameraGone(_("{path}: the video is not open").format(path=self.path))
+        self.pacer.wait()
+        ok, frame = self.cap.read()
+        if not ok:
+            if not self.read_any:
+                raise CameraGone(_("{path}: not one frame of it can be decoded").format(path=self.path))
+            raise EndOfRecording()
+        self.read_any = True
+        return frame
+
+    def close(self) -> None:
+        if self.cap is not None:
+            self.cap.release()
+            self.cap = None
+
+
+def video_source(path: str | Path, fps: float = 0.0) -> VideoSource:
+    """The frames of a video file replayed at `fps` (0: as fast as they decode)."""
+    return VideoSource(path, fps)
 
 
 def sequence_source(frames: Sequence[np.ndarray], fps: float = 0.0) -> ReplaySource:

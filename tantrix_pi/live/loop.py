@@ -29,8 +29,8 @@ log = logging.getLogger("tantrix_pi.live")
 
 Detector = Callable[[np.ndarray], Detection]
 
-IMPORTANT = ("game_over", "illegal", "unsure", "storage", "solved", "not_solved", "bag_empty", "taken_back",
-             "removed", "placed", "turned", "moved", "forced", "corrected")
+IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "storage", "solved", "not_solved",
+             "bag_empty", "taken_back", "removed", "draw", "placed", "turned", "moved", "forced", "corrected")
 """Event kinds in the order the screen's message line prefers them."""
 
 
@@ -54,11 +54,18 @@ class LiveLoop:
 
     def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
                  stable_frames: int = 3, min_confidence: float = CONFIDENT, motion: float = 0.004,
-                 notifier: Notifier | None = None, retry_s: float = 1.0, stall_s: float = 2.0,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+                 notifier: Notifier | None = None, retry_s: float = 1.0, retry_max_s: float = 8.0,
+                 stall_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        """`retry_s`: the first wait before a lost camera is tried again, doubling up to `retry_max_s`;
+        `stall_s`: a gap between frames longer than this counts as motion."""
         self.source, self.detect, self.store, self.sink = source, detect, store, sink
         self.notifier = notifier or Notifier(address="")
-        self.retry_s, self.stall_s, self.clock, self.sleep = retry_s, stall_s, clock, sleep
+        self.retry_s, self.retry_max_s, self.stall_s = retry_s, retry_max_s, stall_s
+        self.clock, self.sleep = clock, sleep
+        self.retry_wait = retry_s
+        self.camera_lost = False
+        """Lost and said so: "Camera is back." comes with the next frame read."""
         self.gate = MotionGate(motion)
         self.stats = Stats()
         current = store.current_game()
@@ -288,8 +295,6 @@ class LiveLoop:
         except CameraGone as e:
             self._lost(e)
             return False
-        if self.stats.camera_lost:
-            self._say([Event("camera", _("Camera is back."), {"up": True})])
         self.camera_up = True
         self.gate.reset()
         self.tracker.motion()  # anything may have changed while the camera was away
@@ -299,11 +304,16 @@ class LiveLoop:
         return True
 
     def _lost(self, e: Exception) -> None:
-        if self.camera_up or not self.stats.camera_lost:
+        """Said once per loss; each attempt that fails again waits twice as long, up to `retry_max_s`."""
+        if not self.camera_lost:
+            self.camera_lost = True
+            self.retry_wait = self.retry_s
             text = _("Camera lost: {error}. Retrying.") if self.ready_sent else _("No camera: {error}. Retrying.")
             self.stats.camera_lost += 1
             self._say([Event("camera", text.format(error=e), {"up": False})])
             self.notifier.status(f"camera lost: {e}")
+        else:
+            self.retry_wait = min(self.retry_max_s, 2 * self.retry_wait)
         if self.camera_up:
             try:
                 self.source.close()
@@ -323,7 +333,7 @@ class LiveLoop:
         if self.unsaved and self.clock() >= self.next_save_try:
             self._flush()
         if not self.camera_up and not self._open():
-            self.sleep(self.retry_s)
+            self.sleep(self.retry_wait)
             return True
         try:
             frame = self.source.read()
@@ -331,10 +341,13 @@ class LiveLoop:
                 raise CameraGone(_("the camera returned no image"))
         except CameraGone as e:
             self._lost(e)
-            self.sleep(self.retry_s)
+            self.sleep(self.retry_wait)
             return True
         except EndOfRecording:
             return False
+        if self.camera_lost:  # back only once a frame has come, not when a device merely opens
+            self.camera_lost = False
+            self._say([Event("camera", _("Camera is back."), {"up": True})])
         now = self.clock()
         if self.last_frame_at is not None and now - self.last_frame_at > self.stall_s:
             log.warning("no frame for %.1f s: treating the table as changed", now - self.last_frame_at)
@@ -445,7 +458,7 @@ class LiveLoop:
 
             forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
                       for f in rules.forced_space_report(ref.board)]
-        scores = ref.scores() if ref.setup.is_game else {}
+        scores = ref.scores()
         last = out.added[-1].placement if out and out.added else ref.moves[-1].placement if ref.moves else None
         doubted = list(self.tracker.announced_unsure[0]) if self.tracker.announced_unsure else []
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores, ref.turn, last,

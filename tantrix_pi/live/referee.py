@@ -19,9 +19,13 @@ from tantrix_pi.grid import fmt, neighbours
 from tantrix_pi.i18n import _, colour_name, listing, ngettext, player_name
 from tantrix_pi.live.store import Event, Move
 from tantrix_pi.live.tracker import Change, Commit, Unsure
+from tantrix_pi.solitaire import COLOUR, Draw, Solitaire
 from tantrix_pi.tiles import ALL_NUMBERS
 
 log = logging.getLogger("tantrix_pi.live")
+
+FOUR_MODES = {"four-lines": "lines", "four-loops": "loops"}
+"""The live modes of Four lines and Four loops, and the variant each scores."""
 
 
 @dataclass
@@ -101,13 +105,24 @@ class Referee:
         self._rebuild_game()
         self.forced_said = self._forced_key(rules.forced_space_report(self.board))
         self.bag_was_empty = self.bag_empty
-        self.scores_said = self.scores() if setup.is_game else {}
+        self.scores_said = self.scores()
         self.over = self._finished()
+        self.end_said = self._solo_over()
+        """A Solitaire's or a Four lines / loops' end has been announced (until a tile is taken off again)."""
+        self.draws: list[Draw] = []
+        """A Solitaire's draws earned by the commit being judged."""
 
     # -- state ------------------------------------------------------------------------------------
     @property
     def bag_empty(self) -> bool:
+        if self.solo is not None:
+            return self.solo.bag_empty
         return self.setup.is_game and len(self.board) >= self.setup.bag_empty_at
+
+    @property
+    def four(self) -> str | None:
+        """"lines" or "loops" in Four lines / Four loops, else None."""
+        return FOUR_MODES.get(self.setup.mode)
 
     @property
     def next_seq(self) -> int:
@@ -115,6 +130,12 @@ class Referee:
 
     def _finished(self) -> bool:
         return self.setup.is_game and len(self.board) == len(ALL_NUMBERS)
+
+    def _solo_over(self) -> bool:
+        """A Solitaire with all its tiles down, or Four lines / loops with all 56."""
+        if self.solo is not None:
+            return self.solo.outcome() is not None
+        return self.four is not None and len(self.board) == len(ALL_NUMBERS)
 
     @staticmethod
     def _forced_key(report) -> tuple:
@@ -134,6 +155,7 @@ class Referee:
     def commit(self, c: Commit) -> Ruling:
         """Judge every change of a commit against the board before it, in an order a player could have played."""
         out = Ruling()
+        self.draws = []
         before = self.board
         work = before.copy()
         placed = [ch.after for ch in c.changes if ch.kind == "placed"]
@@ -168,8 +190,17 @@ class Referee:
         return self.game.turn if self.game is not None else None
 
     def _rebuild_game(self) -> None:
-        """The rules engine's game from the legal moves in order (after a restart, a removal or a change)."""
+        """The rules engine's game (or Solitaire) from the legal moves in order (after a restart, a removal or a
+        change)."""
         self.game = Game(self.setup.players) if self.setup.is_game else None
+        self.solo = Solitaire() if self.setup.mode == "solitaire" else None
+        if self.solo is not None:
+            for m in self.moves:
+                if m.legal:
+                    try:
+                        self.solo.push(m.placement)
+                    except IllegalMove:  # legal when played, not after a tile before it was taken off
+                        log.info("move %d (%s) stays out of the Solitaire", m.seq, m.placement)
         if self.game is None:
             return
         ends = list(self.turn_ends)
@@ -223,6 +254,11 @@ class Referee:
                     player = self.game.push(p).move.player
                 except IllegalMove as e:
                     violations = list(e.violations)
+        elif self.solo is not None and not violations:
+            try:
+                self.draws.append(self.solo.push(p))
+            except IllegalMove as e:
+                violations = list(e.violations)
         work.place(p)
         move = Move(self.next_seq, player, p, not violations)
         self.moves.append(move)
@@ -334,12 +370,71 @@ class Referee:
                 out.events.append(self._game_over())
             elif not self._finished():
                 self.over = False
+        elif self.solo is not None:
+            out.events.extend(self._solitaire_events())
+        elif self.four is not None:
+            out.events.extend(self._four_events())
         elif self.setup.puzzle:
             out.events.extend(self._puzzle_verdict())
 
     def scores(self) -> dict[str, int]:
-        """Each player's score now: the longer of their longest line and twice their longest loop."""
-        return {c: s.score for c, s in scoring.scores(self.board, self.setup.players).items()}
+        """What is scored now: in a game each player's (the longer of their longest line and twice their largest
+        loop); in Solitaire red's; in Four lines / loops each colour's line or loop; else nothing."""
+        if self.setup.is_game:
+            return {c: s.score for c, s in scoring.scores(self.board, self.setup.players).items()}
+        if self.solo is not None:
+            return {COLOUR: scoring.score(self.board, COLOUR).score}
+        if self.four is not None:
+            return scoring.four(self.board, self.four).tiles
+        return {}
+
+    def _solitaire_events(self) -> list[Event]:
+        """The draws the player makes now, the bag running empty, and the score once all 14 tiles are down."""
+        out = []
+        tiles, bonus = sum(d.tiles for d in self.draws), sum(d.bonus for d in self.draws)
+        data = {"tiles": tiles, "bonus": bonus, "bag": self.solo.bag}
+        if tiles and bonus:
+            draw = ngettext("draw {n} tile", "draw {n} tiles", tiles).format(n=tiles)
+            text = _("Bonus draw for the filled forced space: {draw}.") if bonus == 1 else ngettext(
+                "Bonus draws for {n} filled forced spaces: {draw}.",  # n >= 2: the forms of 2-4 and of 5 and more
+                "Bonus draws for {n} filled forced spaces: {draw}.", bonus)
+            out.append(Event("draw", text.format(n=bonus, draw=draw), data))
+        elif tiles == 1:
+            out.append(Event("draw", _("Draw a tile."), data))
+        elif tiles:
+            out.append(Event("draw", ngettext("Draw {n} tile.", "Draw {n} tiles.", tiles).format(n=tiles), data))
+        if self.solo.bag_empty and not self.bag_was_empty:
+            out.append(Event("bag_empty", _("The bag is empty: place the tiles you hold; a forced space that no tile "
+                                            "fits may now be made."), {"tiles": len(self.board)}))
+        self.bag_was_empty = self.solo.bag_empty
+        over = self.solo.outcome()
+        if over is not None and not self.end_said:
+            s = over.score
+            out.append(Event("solitaire_over", over.summary(), {"score": over.points, "line": s.line, "loop": s.loop,
+                                                                "perfect": over.perfect}))
+        self.end_said = over is not None
+        return out
+
+    def _four_events(self) -> list[Event]:
+        """Four lines / Four loops: the score whenever it changes, and the final one once all 56 tiles are down."""
+        out = []
+        result = scoring.four(self.board, self.four)
+        if result.tiles != self.scores_said:
+            self.scores_said = result.tiles
+            out.append(Event("scores", result.summary(), {"scores": result.tiles, "total": result.total,
+                                                          "four": self.four}))
+        over = len(self.board) == len(ALL_NUMBERS)
+        if over and not self.end_said:
+            from tantrix_pi.puzzles import solo_fault_data, solo_faults
+
+            faults = solo_faults(self.board)
+            text = _("All 56 tiles are down. {score}").format(score=result.summary())
+            if faults:
+                text = _("{text} It does not count: {faults}.").format(text=text, faults="; ".join(faults))
+            out.append(Event("four_over", text, {"four": self.four, "total": result.total, "scores": result.tiles,
+                                                 "faults": solo_fault_data(self.board)}))
+        self.end_said = over
+        return out
 
     def outcome(self) -> scoring.Outcome | None:
         """How the game ended (who won, why), None while it goes on or outside a game."""

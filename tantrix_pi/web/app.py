@@ -362,7 +362,7 @@ def judge_photo(kind: str, data: bytes, name: str, spec: str, detect) -> tuple[i
     try:
         if kind == "check":
             if not spec:
-                return 400, {"error": "choose the puzzle (puzzle: discovery:N, rainbow:COLOUR or solitaire)",
+                return 400, {"error": _("choose the puzzle (puzzle: discovery:N, rainbow:COLOUR or solitaire)"),
                              "exit_code": 2}
             goal = puzzle(spec)
         else:
