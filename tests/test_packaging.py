@@ -13,9 +13,18 @@ def _setuptools() -> dict:
 
 def test_every_package_folder_is_installed_under_its_mapped_name():
     cfg = _setuptools()
-    folder_of = {name: Path(*name.split(".")) for name in cfg["packages"]}
-    folder_of.update({name: Path(folder) for name, folder in cfg["package-dir"].items()})
-    installed = {folder: name for name, folder in folder_of.items()}
+    mapped = cfg["package-dir"]
+
+    def folder(name: str) -> Path:
+        # a package lives in its nearest mapped parent's folder (setuptools' package-dir), else by its name
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            if ".".join(parts[:i]) in mapped:
+                return Path(mapped[".".join(parts[:i])], *parts[i:])
+        return Path(*parts)
+
+    folder_of = {name: folder(name) for name in cfg["packages"]}
+    installed = {f: name for name, f in folder_of.items()}
     for top in ("tantrix_pi", "vision", "calibration"):
         for init in (ROOT / top).rglob("__init__.py"):
             folder = init.parent.relative_to(ROOT)

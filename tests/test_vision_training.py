@@ -1,0 +1,81 @@
+"""What the tile network is trained on: label maps that say where each tile is, crops whose labels move
+with them, real cut-outs turned into sprites; and (with the `train` extra) a training run end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from tantrix_pi.vision.hexagon import Hexagon
+from tantrix_pi.vision.network import STRIDE, size_code
+from tantrix_pi.vision.training import labels, scenes
+
+
+def test_label_maps_mark_a_tile_face_its_outline_centre_and_width():
+    hx = Hexagon.regular((101.0, 77.0), 20.0, 13.0)
+    face, outline, heat, width = labels.label_maps([hx.corners()], None, (192, 256))
+    # every map pixel whose square the hexagon touches: its area and half a pixel along the edges
+    r = 20.0 / STRIDE
+    assert abs(face.sum() / (3 * math.sqrt(3) / 2 * r * r + 3 * r) - 1) < 0.05
+    v, u = np.unravel_index(np.argmax(heat), heat.shape)
+    assert heat.max() > 0.9 and math.dist((u, v), ((101.0 + 0.5) / STRIDE - 0.5, (77.0 + 0.5) / STRIDE - 0.5)) <= 1
+    assert np.allclose(width[face > 0], size_code(20.0 * math.sqrt(3)))
+    # the outline runs along the edges: strong at an edge midpoint, nothing at the centre
+    mid = (hx.corners()[0] + hx.corners()[1]) / 2
+    mu, mv = np.round((mid + 0.5) / STRIDE - 0.5).astype(int)
+    assert outline[mv, mu] > 100 and outline[int(round(v)), int(round(u))] == 0
+
+
+def test_a_mostly_hidden_tile_has_a_face_but_no_centre_to_find():
+    hx = Hexagon.regular((64.0, 64.0), 20.0, 0.0)
+    hidden = np.zeros((64, 64), np.uint8)
+    hidden[:, :34] = 1  # a hand over most of it
+    face, _, heat, _ = labels.label_maps([hx.corners()], hidden, (128, 128))
+    assert face.sum() > 0 and heat.max() == 0
+
+
+def test_crops_carry_their_labels_with_them():
+    rng = np.random.default_rng(3)
+    scene = scenes.simulated(rng)
+    while len(scene.hexagons) < 3:
+        scene = scenes.simulated(rng)
+    for crop, (face, _, heat, _, cover) in labels.crops(scene.image, scene.hexagons, scene.cover, rng, 4):
+        assert crop.shape == (256, 256, 3) and face.shape == heat.shape == cover.shape == (128, 128)
+        # tile faces are dark: where the labels say face, the crop is darker than elsewhere
+        if face.sum() > 200 and (face == 0).sum() > 200:
+            grey = cv2.resize(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), (128, 128), interpolation=cv2.INTER_AREA)
+            assert grey[face > 0].mean() < grey[face == 0].mean()
+
+
+def test_a_cut_out_sprite_is_turned_pointy_top_and_sized(tmp_path):
+    # an RGBA hexagon at a known odd turn stands for a real tile photo
+    rgba = np.zeros((130, 130, 4), np.uint8)
+    src = Hexagon.regular((64.0, 66.0), 55.0, 17.0)
+    cv2.fillPoly(rgba, [np.round(src.corners() * 16).astype(np.int32)], (40, 40, 40, 255), cv2.LINE_AA, 4)
+    centre, radius, turn = scenes._fit_alpha(rgba[..., 3])
+    assert math.dist(centre, (64.0, 66.0)) < 0.5 and abs(radius / 55.0 - 1) < 0.02
+    assert abs((turn - 17.0 + 30) % 60 - 30) < 1.0
+    cv2.imwrite(str(tmp_path / "x_tile05.png"), rgba)
+    sprite = scenes.CutOutSprites(scenes.cut_outs(tmp_path))(5, True, 30.0)
+    c = (sprite.shape[0] - 1) / 2
+    got_centre, got_radius, got_turn = scenes._fit_alpha(sprite[..., 3])
+    assert math.dist(got_centre, (c, c)) < 0.6 and abs(got_radius / 30.0 - 1) < 0.03
+    assert abs((got_turn + 30) % 60 - 30) < 1.5  # pointy-top: edge normals at multiples of 60 degrees
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                    reason="the train extra (torch) is not installed: pip install -e '.[train]'")
+def test_a_short_training_run_exports_a_model_cv2_can_run(tmp_path):
+    from tantrix_pi.vision.network import CHANNELS, TileNetwork
+    from tantrix_pi.vision.training import shards, train
+
+    shard = tmp_path / "s.npz"
+    np.savez(shard, **shards.build("simulated", 6, 1))
+    out = tmp_path / "tiles.onnx"
+    train.train([shard], out, minutes=0.05, log=lambda s: None)
+    net = TileNetwork(str(out))
+    assert net.run(np.zeros((64, 96, 3), np.uint8)).shape == (CHANNELS, 32, 48)

@@ -1,0 +1,153 @@
+"""A tile's top face in the photo, and how it is fitted to the network's outline map.
+
+`Hexagon` maps the unit hexagon of conventions.md (pointy-top, circumradius 1, centred on 0, edge d's
+normal at `grid.edge_angle(d)`) into the photo by an affine map: a tilted camera squashes a hexagon, and
+an affine image of it is what a small tile looks like under perspective.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tantrix_pi.grid import SQRT3, corners
+
+UNIT_CORNERS = np.array(corners((0, 0), 1.0))
+"""Corners of the unit hexagon; corner i lies between edges i and i + 1."""
+
+_ANGLES = np.radians(np.arange(0.0, 360.0, 5.0))
+_RAYS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
+_RADII = np.linspace(0.55, 1.45, 37)
+"""Samples along each ray from a centre, as shares of the first guess of the inradius (corners at 1.155)."""
+_TURNS = np.radians(np.arange(0.0, 60.0, 1.0))
+_EDGE_REACH = math.radians(21.0)
+"""Rays within this angle of an edge's normal measure that edge."""
+
+
+@dataclass(frozen=True)
+class Hexagon:
+    """A tile's top face: `centre` (x, y) and the 2x2 `matrix` taking unit-hexagon offsets to photo offsets."""
+
+    centre: tuple[float, float]
+    matrix: tuple[tuple[float, float], tuple[float, float]]
+
+    @classmethod
+    def regular(cls, centre, radius: float, angle_deg: float) -> Hexagon:
+        """A regular hexagon of circumradius `radius` whose edge 1 (E) has its normal at `angle_deg`."""
+        a = math.radians(angle_deg)
+        m = radius * np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        return cls((float(centre[0]), float(centre[1])), _tuple(m))
+
+    @classmethod
+    def of(cls, centre, matrix: np.ndarray) -> Hexagon:
+        """The hexagon with this centre and 2x2 matrix (numpy)."""
+        return cls((float(centre[0]), float(centre[1])), _tuple(np.asarray(matrix)))
+
+    @property
+    def m(self) -> np.ndarray:
+        return np.array(self.matrix)
+
+    def to_photo(self, pts: np.ndarray) -> np.ndarray:
+        """Unit-hexagon points (..., 2) in photo pixels."""
+        return np.asarray(pts) @ self.m.T + np.array(self.centre)
+
+    def corners(self) -> np.ndarray:
+        """The six corners in the photo (corner i between edges i and i + 1)."""
+        return self.to_photo(UNIT_CORNERS)
+
+    @property
+    def width(self) -> float:
+        """Mean width across flats, in photo pixels."""
+        return float(SQRT3 * math.sqrt(abs(np.linalg.det(self.m))))
+
+    @property
+    def angle(self) -> float:
+        """Image angle (degrees) of the normal of edge 1 (E)."""
+        v = self.m @ np.array([1.0, 0.0])
+        return math.degrees(math.atan2(v[1], v[0]))
+
+    def turned(self, k: int) -> Hexagon:
+        """The same hexagon with its edges renumbered: edge d becomes edge d + k (a turn by k sixths of the
+        unit hexagon, clockwise)."""
+        a = math.radians(-60.0 * k)
+        r = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        return Hexagon(self.centre, _tuple(self.m @ r))
+
+
+def _tuple(m: np.ndarray) -> tuple[tuple[float, float], tuple[float, float]]:
+    return ((float(m[0, 0]), float(m[0, 1])), (float(m[1, 0]), float(m[1, 1])))
+
+
+def _wrap(a: np.ndarray) -> np.ndarray:
+    """Angle (radians) from the nearest of six normals 60 degrees apart, in -30..30 degrees."""
+    return (a + math.pi / 6) % (math.pi / 3) - math.pi / 6
+
+
+def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iterations: int = 2
+        ) -> tuple[list[Hexagon], np.ndarray]:
+    """Hexagons (in the map's pixels) fitted to the outline probabilities around each centre, and the mean
+    outline probability along each (its support: low where the network saw no outline).
+
+    Rays from the centre find where the outline is in every direction; the hexagon whose outline follows
+    those points best gives the turn, then each edge's own points give its distance from the centre, and
+    opposite edges re-centre the hexagon. Edges are parallel in pairs with normals 60 degrees apart, their
+    distances free: a tilted camera's squash is kept.
+    """
+    c = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
+    n = len(c)
+    if n == 0:
+        return [], np.zeros(0)
+    rho = np.asarray(widths, dtype=np.float64) / 2.0
+    bmap = boundary.astype(np.float32)
+    dist = np.zeros((n, 6))
+    for _ in range(iterations):
+        pts = (c[:, None, None, :] + _RAYS[None, :, None, :] * (_RADII[None, None, :, None] * rho[:, None, None, None]))
+        grid = pts.reshape(n * len(_ANGLES), len(_RADII), 2).astype(np.float32)
+        prof = cv2.remap(bmap, grid[..., 0].copy(), grid[..., 1].copy(), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(n, len(_ANGLES), -1)
+        r = _RADII[prof.argmax(axis=2)] * rho[:, None]  # (n, angles): where each ray meets the outline
+        w = prof.max(axis=2).astype(np.float64)
+        cosw = np.cos(_wrap(_ANGLES[None, :] - _TURNS[:, None]))  # (turns, angles)
+        wsum = np.maximum(w.sum(axis=1), 1e-9)
+        inr = np.einsum("na,ta->nt", w * r, cosw) / wsum[:, None]  # inradius for each turn
+        resid = np.einsum("na,nta->nt", w, np.abs(r[:, None, :] - inr[:, :, None] / cosw[None]))
+        turn = _TURNS[resid.argmin(axis=1)]
+        normals = turn[:, None] + np.arange(6)[None, :] * (math.pi / 3)  # (n, 6)
+        off = (_ANGLES[None, None, :] - normals[:, :, None] + math.pi) % (2 * math.pi) - math.pi
+        near = (np.abs(off) < _EDGE_REACH) * w[:, None, :]
+        along = r[:, None, :] * np.cos(off)
+        got = near.sum(axis=2)
+        dist = np.where(got > 0, (near * along).sum(axis=2) / np.maximum(got, 1e-9), rho[:, None])
+        u = np.stack([np.cos(normals[:, :3]), np.sin(normals[:, :3])], axis=2)  # (n, 3, 2)
+        half = (dist[:, :3] - dist[:, 3:]) / 2.0
+        shift = np.stack([np.linalg.lstsq(u[i], half[i], rcond=None)[0] for i in range(n)])
+        c = c + shift
+        inr3 = (dist[:, :3] + dist[:, 3:]) / 2.0
+        dist = np.concatenate([inr3, inr3], axis=1)
+        rho = inr3.mean(axis=1)
+    support = w.mean(axis=1)
+    hexes = []
+    for i in range(n):
+        # corner k lies where the lines of edges k and k + 1 meet (the fitted edge k's normal is turn + 60 k)
+        pts = []
+        for k in range(6):
+            a1, a2 = normals[i, k], normals[i, (k + 1) % 6]
+            m = np.array([[math.cos(a1), math.sin(a1)], [math.cos(a2), math.sin(a2)]])
+            pts.append(np.linalg.solve(m, [dist[i, k], dist[i, (k + 1) % 6]]))
+        hexes.append(_from_corners(c[i], np.array(pts), math.degrees(turn[i])))
+    return hexes, support
+
+
+def _from_corners(centre: np.ndarray, offsets: np.ndarray, turn_deg: float) -> Hexagon:
+    """The affine hexagon whose corners best match `offsets` (corner k between the fitted edges whose
+    normals are turn + 60 k and turn + 60 (k + 1)), numbered so that edge 1 (E) is the edge whose normal
+    is nearest image-right."""
+    # fitted edge k has its normal at turn + 60 k; the unit hexagon's edge d at -60 + 60 d. Edge E (d = 1)
+    # is fitted edge k0, the one nearest 0 degrees: then fitted edge k is unit edge k - k0 + 1.
+    k0 = int(round(-turn_deg / 60.0)) % 6
+    unit = UNIT_CORNERS[[(k - k0 + 1) % 6 for k in range(6)]]
+    m, *_ = np.linalg.lstsq(unit, offsets, rcond=None)
+    return Hexagon((float(centre[0]), float(centre[1])), _tuple(m.T))

@@ -1,0 +1,129 @@
+"""Train the tile network on shards and export it for cv2.dnn.
+
+    python -m tantrix_pi.vision.training.train OUT.onnx --minutes 60 [--init WEIGHTS.pt] SHARD.npz [SHARD.npz ...]
+
+Shards come from `tantrix_pi.vision.training.shards`. Each step draws a batch, turns it by a multiple of 90
+degrees and maybe mirrors it (exact: the labels turn with it), changes its light (gain, colour cast, gamma,
+noise), and minimises: binary cross-entropy on the face and the outline, CenterNet's focal loss on the
+centre heat map, L1 on the width code over tile faces, cross-entropy on what covers the table. The learning
+rate follows a cosine over the time budget. The export has a fixed 256 x 256 input; cv2.dnn runs it at any
+size that is a multiple of 16.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from tantrix_pi.vision.network import BOUNDARY, CENTRE, COVER, FACE, SIZE
+from tantrix_pi.vision.training.model import TileNet
+
+BATCH = 16
+LEARNING_RATE = 3e-3
+
+
+def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parts = [np.load(p) for p in paths]
+    return tuple(np.concatenate([d[k] for d in parts]) for k in ("image", "masks", "maps"))
+
+
+def augment(x: torch.Tensor, masks: torch.Tensor, maps: torch.Tensor, g: torch.Generator):
+    """A batch turned, maybe mirrored, under another light; x in 0..1, returned as the network's input."""
+    k = int(torch.randint(4, (1,), generator=g))
+    if k:
+        x, masks, maps = (torch.rot90(a, k, (2, 3)) for a in (x, masks, maps))
+    if bool(torch.randint(2, (1,), generator=g)):
+        x, masks, maps = x.flip(3), masks.flip(3), maps.flip(3)
+    b = x.shape[0]
+    gain = torch.exp(torch.empty(b, 1, 1, 1).uniform_(math.log(0.45), math.log(1.6), generator=g))
+    cast = torch.exp(torch.empty(b, 3, 1, 1).uniform_(-0.2, 0.2, generator=g))
+    gamma = torch.exp(torch.empty(b, 1, 1, 1).uniform_(-0.25, 0.25, generator=g))
+    v = (x.clamp(0, 1) ** gamma) * gain * cast
+    v = v + torch.randn(v.shape, generator=g) * torch.empty(b, 1, 1, 1).uniform_(0, 0.03, generator=g)
+    return v.clamp(0, 1) * 4.0 - 2.0, masks, maps  # as network.blob scales a photo
+
+
+def losses(out: torch.Tensor, masks: torch.Tensor, maps: torch.Tensor) -> dict[str, torch.Tensor]:
+    face = masks[:, 0].float()
+    outline = masks[:, 1].float() / 255.0
+    heat = maps[:, 0]
+    p = torch.sigmoid(out[:, CENTRE]).clamp(1e-4, 1 - 1e-4)
+    peak = (heat == F.max_pool2d(heat[:, None], 3, 1, 1)[:, 0]) & (heat > 0.5)
+    pos = -(torch.log(p) * (1 - p) ** 2)[peak].sum()
+    neg = -(torch.log(1 - p) * p ** 2 * (1 - heat) ** 4)[~peak].sum()
+    n = face.sum().clamp(min=1)
+    return {
+        "face": F.binary_cross_entropy_with_logits(out[:, FACE], face),
+        "outline": F.binary_cross_entropy_with_logits(out[:, BOUNDARY], outline, pos_weight=torch.tensor(3.0)),
+        "cover": F.binary_cross_entropy_with_logits(out[:, COVER], masks[:, 2].float() / 255.0),
+        "centre": (pos + neg) / max(1, int(peak.sum())),
+        "width": (out[:, SIZE] - maps[:, 1]).abs().mul(face).sum() / n,
+    }
+
+
+def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Path | None = None,
+          lr: float = LEARNING_RATE, log=print) -> TileNet:
+    """Train for `minutes` (from the weights `init` when given: a longer run in stages) and export to `out`."""
+    torch.manual_seed(seed)
+    images, masks, maps = load(shards)
+    log(f"{len(images)} crops from {len(shards)} shards")
+    net = TileNet()
+    if init is not None:
+        net.load_state_dict(torch.load(init))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    g = torch.Generator().manual_seed(seed + 1)
+    start, budget, step, history = time.time(), minutes * 60.0, 0, []
+    while (time.time() - start) < budget:
+        done = (time.time() - start) / budget
+        for group in opt.param_groups:
+            group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * done)) + 5e-5
+        idx = torch.randint(len(images), (BATCH,), generator=g).numpy()
+        x = torch.from_numpy(images[idx]).permute(0, 3, 1, 2).float() / 255.0
+        x, m, y = augment(x, torch.from_numpy(masks[idx]), torch.from_numpy(maps[idx].astype(np.float32)), g)
+        parts = losses(net(x), m, y)
+        loss = sum(parts.values())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        history.append([v.item() for v in parts.values()])
+        step += 1
+        if step % 100 == 0:
+            mean = np.mean(history[-100:], axis=0)
+            log(f"step {step} {time.time() - start:.0f}s "
+                + " ".join(f"{k} {v:.3f}" for k, v in zip(parts, mean, strict=True)))
+    net.eval()
+    export(net, out)
+    log(f"{step} steps; saved {out}")
+    return net
+
+
+def export(net: TileNet, out: Path) -> None:
+    """The network as ONNX (fixed 256 x 256 input, opset 17), with its weights beside it as .pt."""
+    torch.save(net.state_dict(), out.with_suffix(".pt"))
+    torch.onnx.export(net, torch.zeros(1, 3, 256, 256), str(out), opset_version=17, dynamo=False,
+                      input_names=["image"], output_names=["maps"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("shards", type=Path, nargs="+")
+    ap.add_argument("--minutes", type=float, default=60.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", type=Path, help="start from these weights (the .pt an earlier run saved)")
+    ap.add_argument("--lr", type=float, default=LEARNING_RATE, help="peak learning rate (default %(default)s)")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    train(args.shards, args.out, args.minutes, args.seed, args.init, args.lr, log=lambda s: print(s, flush=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
