@@ -35,9 +35,9 @@ def test_score_counts_right_wrong_unsure_and_unread_tiles_up_to_a_turn():
         t["washed_out"] = t["tile"] == unread.tile
     s = score(det, truth)
     assert (s.tiles, s.cell, s.number, s.turn) == (12, 11, 11, 9)
-    assert (s.hidden, s.turn_seen) == (1, 9)  # the unread tile was washed out: fair, the other two were not
+    assert (s.hidden, s.excused) == (1, 1)  # the unread tile was washed out: fair, the other two were not
     assert len(s.confident_wrong) == 1 and f"tile {wrong.tile}" in s.confident_wrong[0]
-    assert s.unreadable == 1 and not s.exact
+    assert s.unreadable == 1 and not s.exact and not s.fairly_exact
     assert s.false_violations > 0  # the confidently misread tile no longer fits its neighbours
 
 
@@ -48,4 +48,20 @@ def test_a_perfect_reading_is_exact_and_finds_loose_tiles():
     det = Detection(tiles=[SeenTile(p, (0.0, 0.0), 0.99) for p in board.transformed(5, 7, 7)],
                     loose=[Unread((910.0, 890.0), "loose", loose["tile"])])
     s = score(det, truth_of(board, [loose]))
-    assert s.exact and s.loose == (1, 1) and s.loose_named == 1 and s.false_violations == 0 and not s.confident_wrong
+    assert s.exact and s.fairly_exact and s.loose == (1, 1) and s.loose_named == 1
+    assert s.false_violations == 0 and not s.confident_wrong
+
+
+def test_a_tile_glare_hides_reported_unreadable_is_excused_but_a_clear_one_is_not():
+    board = random_board(np.random.default_rng(3), 5)
+    hidden, clear = list(board)[:2]
+    det = Detection(tiles=[SeenTile(p, (0.0, 0.0), 0.99) for p in board if p not in (hidden, clear)],
+                    unreadable=[Unread((100.0 * p.q, 100.0 * p.r), "glare") for p in (hidden, clear)])
+    truth = truth_of(board)
+    for t in truth["tiles"]:
+        t["washed_out"] = t["tile"] == hidden.tile
+    s = score(det, truth)
+    assert (s.unreadable, s.excused) == (2, 1) and not s.fairly_exact
+    truth["tiles"] = [t for t in truth["tiles"] if t["tile"] != clear.tile]
+    truth["board"] = Board(p for p in board if p != clear).to_dict()
+    assert score(det, truth).fairly_exact

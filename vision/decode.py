@@ -8,15 +8,15 @@ numbers are given by a global assignment (scipy's linear_sum_assignment) rather 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
-
-MARGIN_SCALE = 3.5
-"""Log-likelihood margin (nats) that gives confidence 1 - 1/e; 1.6 times it gives the 0.8 of `CONFIDENT`."""
+from tantrix_pi.vision import colour
+from tantrix_pi.vision.config import CONFIG, DecodeConfig, ReadConfig
+from tantrix_pi.vision.seen import Seen
 
 
 def _codewords() -> np.ndarray:
@@ -41,6 +41,8 @@ class Reading:
     score: float
     colours: str
     """The colours this reading expects in directions 0..5."""
+    evidence: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """The soft edge readings it was decoded from (6 x 4 log-probabilities), to weigh other readings by."""
 
 
 def scores(log_probs: np.ndarray) -> np.ndarray:
@@ -50,19 +52,16 @@ def scores(log_probs: np.ndarray) -> np.ndarray:
     return lp[:, d[None, None, :], CODES].sum(axis=-1) if len(lp) else np.zeros((0, len(ALL_NUMBERS), 6))
 
 
-FIT_SCALE = 3.0
-"""Log-likelihood (nats) of the chosen codeword that costs a factor e of confidence: an edge that clearly
-shows another colour than the codeword expects makes the reading doubtful, however far the next codeword."""
-
-
-def confidence(margin: float, fit: float = 0.0) -> float:
-    """0..1 from the margin over the best alternative and the codeword's own log-likelihood `fit` (<= 0)."""
+def confidence(margin: float, fit: float = 0.0, cfg: DecodeConfig = CONFIG.decode) -> float:
+    """0..1 from the margin over the best alternative and the codeword's own log-likelihood `fit` (<= 0):
+    an edge that clearly shows another colour than the codeword expects makes the reading doubtful,
+    however far the next codeword."""
     if margin <= 0:
         return 0.0
-    return (1.0 - math.exp(-margin / MARGIN_SCALE)) * math.exp(min(fit, 0.0) / FIT_SCALE)
+    return (1.0 - math.exp(-margin / cfg.margin_scale)) * math.exp(min(fit, 0.0) / cfg.fit_scale)
 
 
-def decode(log_probs: np.ndarray) -> list[Reading | None]:
+def decode(log_probs: np.ndarray, cfg: DecodeConfig = CONFIG.decode) -> list[Reading | None]:
     """The tile and turn of each set of edge readings (log_probs: N x 6 x 4); None when numbers run out."""
     s = scores(log_probs)
     if len(s) == 0:
@@ -78,5 +77,49 @@ def decode(log_probs: np.ndarray) -> list[Reading | None]:
         others = np.delete(flat[i], n * 6 + k)
         margin = float(chosen - others.max())
         colours = "".join(COLOURS[c] for c in CODES[n, k])
-        out[i] = Reading(ALL_NUMBERS[n], k, confidence(margin, float(chosen)), float(chosen), colours)
+        out[i] = Reading(ALL_NUMBERS[n], k, confidence(margin, float(chosen), cfg), float(chosen), colours,
+                         np.asarray(log_probs)[i])
+    return out
+
+
+def best_fitting(evidence: np.ndarray, facing: list[str | None]) -> float:
+    """Log-likelihood of the best (tile, turn) reading of the evidence that shows the colour `facing[d]` in
+    every direction d where it is given (-inf when no tile does)."""
+    s = scores(np.asarray(evidence)[None])[0]
+    fits = np.ones(CODES.shape[:2], bool)
+    for d, c in enumerate(facing):
+        if c is not None:
+            fits &= CODES[:, :, d] == COLOURS.index(c)
+    return float(s[fits].max()) if fits.any() else -math.inf
+
+
+def decode_tiles(tiles: list[Seen], cfg: DecodeConfig, read: ReadConfig) -> list[Seen]:
+    """Stage 4: the tile number and turn of every face-up tile that was read, one number per tile.
+
+    The colours' hues are then learnt from the photo (EM over the decoded tiles, bounded) and the tiles
+    decoded again, when enough tiles read clearly vouch for them. With fewer, a first misreading would teach
+    the model its own mistake, and the light's cast is not known: the tiles are decoded again with the
+    paints' hues weighed more loosely (a blue pushed halfway to green by a lamp must not read as a
+    confident green).
+    """
+    idx = [i for i, t in enumerate(tiles) if t.colours is not None and t.colours.bands >= read.face_up_bands]
+    if not idx:
+        return tiles
+    hue = np.array([tiles[i].colours.hue for i in idx])
+    weight = np.array([tiles[i].colours.coloured for i in idx])
+
+    def decoded(model: colour.ColourModel) -> list[Reading | None]:
+        return decode(model.log_probs(hue) * weight[..., None], cfg)
+
+    model = colour.ColourModel(sigma_deg=cfg.hue_sigma)
+    got = decoded(model)
+    conf = np.array([r.confidence if r else 0.0 for r in got])
+    if (conf >= cfg.vouch).sum() >= cfg.adapt_min_tiles:
+        labels = np.array([[COLOURS.index(c) for c in r.colours] if r else [-1] * 6 for r in got]).reshape(-1, 6)
+        got = decoded(model.adapted(hue.ravel(), labels.ravel(), (conf[:, None] * weight).ravel()))
+    else:
+        got = decoded(colour.ColourModel(sigma_deg=cfg.hue_sigma_few))
+    out = list(tiles)
+    for i, r in zip(idx, got, strict=True):
+        out[i] = replace(tiles[i], reading=r)
     return out

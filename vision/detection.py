@@ -7,9 +7,26 @@ from dataclasses import dataclass, field
 
 from tantrix_pi.board import FORMAT, Board, Placement
 from tantrix_pi.grid import Cell, distance
+from tantrix_pi.i18n import N_, _
 
 CONFIDENT = 0.8
 """A tile read with less confidence than this is reported as unsure, never used for a verdict."""
+
+# Why something is unreadable, loose or face down (`Unread.reason`): the detector's English words, the same
+# in every language and marked for translation: shown as _(reason).
+CUT = N_("cut by the frame edge")
+HIDDEN = N_("partly hidden (a hand or something over it)")
+GLARE = N_("washed out by glare")
+NO_BANDS = N_("too few coloured bands seen (glare, shadow or covered)")
+TOO_MANY = N_("more tiles than the 56 of a set")
+MISSED = N_("a tile the camera could not make out")
+COVERED = N_("covered (a hand or something over the board)")
+OFF_GRID = N_("a tile beside the board that does not lie on its grid")
+NOT_TILES = N_("tile-like shapes that do not read as Tantrix tiles")
+LOOSE = N_("loose tile apart from the board")
+LOOSE_UNREAD = N_("loose tile apart from the board, not read")
+FACE_DOWN = N_("face down")
+FACE_DOWN_APART = N_("face down, apart from the board")
 
 NEAR_BOARD = 1.5
 """Something unread whose centre lies within this many tile widths of a board tile's centre is next to the board
@@ -33,6 +50,8 @@ class Unread:
 
     center_px: tuple[float, float]
     reason: str
+    """Why, in the detector's English words (constants of `vision.assemble`): `_(reason)` shows it in the
+    referee's language."""
     tile: int | None = None
     """The tile number, when it is known (a loose tile that was read)."""
     corners_px: tuple[tuple[float, float], ...] = ()
@@ -51,17 +70,19 @@ class Doubt:
     tile: int | None = None
     """The tile number an unsure reading gave."""
     detail: str = ""
-    """The confidence of an unsure tile, the detector's reason for an unreadable one."""
+    """The confidence of an unsure tile ("confidence 0.42"), the detector's reason for an unreadable one
+    (its English words, the same in every language: shown translated)."""
 
     def __str__(self) -> str:
-        where = f"pixel ({self.center_px[0]:.0f},{self.center_px[1]:.0f})"
-        if self.cell is not None:
-            where = f"({self.cell[0]},{self.cell[1]}) at {where}"
+        x, y = self.center_px
+        where = _("pixel ({x:.0f},{y:.0f})").format(x=x, y=y) if self.cell is None else \
+            _("({q},{r}) at pixel ({x:.0f},{y:.0f})").format(q=self.cell[0], r=self.cell[1], x=x, y=y)
         if self.kind == "unsure":
-            return f"tile {self.tile}? {where} ({self.detail})"
+            return _("tile {tile}? {where} (confidence {confidence})").format(
+                tile=self.tile, where=where, confidence=self.detail.removeprefix("confidence "))
         if self.kind == "face down":
-            return f"face-down tile at {where}"
-        return f"unreadable tile at {where}: {self.detail}"
+            return _("face-down tile at {where}").format(where=where)
+        return _("unreadable tile at {where}: {reason}").format(where=where, reason=_(self.detail))
 
 
 @dataclass
@@ -107,7 +128,7 @@ class Detection:
         """The board JSON of conventions.md, with the detector's extras."""
 
         def unread(u: Unread) -> dict:
-            d = {"center_px": [round(u.center_px[0], 1), round(u.center_px[1], 1)], "reason": u.reason}
+            d = {"center_px": [round(u.center_px[0], 1), round(u.center_px[1], 1)], "reason": _(u.reason)}
             if u.tile is not None:
                 d["tile"] = u.tile
             if u.cell is not None:

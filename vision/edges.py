@@ -1,36 +1,37 @@
-"""Read the six edge colours of each tile: sample the painted band just inside every edge midpoint.
+"""Stage 3, read the edge colours of each tile inside its own hexagon, in the full-resolution photo.
 
 Exactly one band meets each edge midpoint, so the most colourful samples in a small window there (along
-the edge and a little inwards) are that band's colour, even when a tile sits a little off its cell or is
-twisted by a few degrees. Samples are taken from the full-resolution image.
+the edge and a little inwards) are that band's colour, even when a tile is a little off its fitted
+hexagon. The tiles' own black (the darker half of their faces) sets the white balance, so colours are
+judged by hue, not by brightness.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
-from tantrix_pi.grid import centres
+from tantrix_pi.grid import SQRT3, edge_angle
 from tantrix_pi.vision import colour
-from tantrix_pi.vision.lattice import EDGE_NORMALS, INRADIUS, apply
+from tantrix_pi.vision.config import ReadConfig
+from tantrix_pi.vision.seen import Colours, Seen
 
-RADIAL = (0.66, 0.77, 0.88)
-"""Depths of the window, as shares of the distance from the centre to the edge."""
-TANGENT = np.linspace(-0.15, 0.15, 7)
-"""Offsets of the window along the edge, in circumradii."""
-TOP = 8
-"""How many of the most colourful samples of a window make its reading."""
+INRADIUS = SQRT3 / 2
+"""Distance from the centre of the unit hexagon (circumradius 1) to its edges."""
+EDGE_NORMALS = np.array([[math.cos(math.radians(edge_angle(d))), math.sin(math.radians(edge_angle(d)))]
+                         for d in range(6)])
 
 
-def _edge_window() -> np.ndarray:
-    win = np.zeros((6, len(RADIAL) * len(TANGENT), 2))
-    for d in range(6):
-        n = EDGE_NORMALS[d]
+def edge_windows(cfg: ReadConfig) -> np.ndarray:
+    """Unit-hexagon points (6, K, 2) of each edge's window."""
+    win = []
+    for n in EDGE_NORMALS:
         t = np.array([-n[1], n[0]])
-        win[d] = [rad * INRADIUS * n + tan * t for rad in RADIAL for tan in TANGENT]
-    return win
+        win.append([rad * INRADIUS * n + tan * t for rad in cfg.radial for tan in cfg.tangent])
+    return np.array(win)
 
 
 def _face_ring() -> np.ndarray:
@@ -42,36 +43,50 @@ def _face_ring() -> np.ndarray:
     return np.array(pts)
 
 
-EDGE_WINDOW = _edge_window()
 FACE_RING = _face_ring()
 """Points on the face between centre and edges: mostly black, where face-down numbers and white balance are read."""
 
 
 def sample(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Bilinear samples (float32 BGR) of the image at full-resolution points (..., 2)."""
+    """Bilinear samples (float32 BGR) of the image at points (..., 2)."""
     flat = pts.reshape(-1, 2).astype(np.float32)
     n = len(flat)
     # remap wants maps under 32767 wide: lay the points out in rows of 1024
-    rows = -(-n // 1024) if n else 0
-    grid = np.zeros((max(rows, 1) * 1024, 2), np.float32)
+    rows = max(1, -(-n // 1024))
+    grid = np.zeros((rows * 1024, 2), np.float32)
     grid[:n] = flat
-    grid = grid.reshape(max(rows, 1), 1024, 2)
+    grid = grid.reshape(rows, 1024, 2)
     out = cv2.remap(image, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     return out.reshape(-1, 3)[:n].reshape(pts.shape[:-1] + (3,)).astype(np.float32)
 
 
-def to_full(pts: np.ndarray, scale: float) -> np.ndarray:
-    """Working-image points to full-resolution points (the working image is an area-average downscale)."""
-    return (pts + 0.5) / scale - 0.5
+def in_frame(t: Seen, shape, margin: float) -> bool:
+    """Whether the tile's hexagon, shrunk to `margin`, lies wholly inside the photo."""
+    c = np.array(t.centre) + margin * (t.hexagon.corners() - np.array(t.centre))
+    h, w = shape[:2]
+    return bool((c[:, 0] >= 0).all() and (c[:, 0] <= w - 1).all() and (c[:, 1] >= 0).all() and (c[:, 1] <= h - 1).all())
 
 
-def read(image: np.ndarray, H: np.ndarray, cells: list, scale: float) -> tuple[np.ndarray, np.ndarray]:
-    """Raw samples for each cell: edge windows (N, 6, K, 3) and face ring (N, M, 3), BGR float."""
-    c = centres(np.array(cells)).reshape(-1, 1, 1, 2)
-    edge_pts = to_full(apply(H, (c + EDGE_WINDOW[None]).reshape(-1, 2)), scale)
-    face_pts = to_full(apply(H, (c[:, 0] + FACE_RING[None]).reshape(-1, 2)), scale)
-    n = len(cells)
-    return (sample(image, edge_pts).reshape(n, 6, -1, 3), sample(image, face_pts).reshape(n, len(FACE_RING), 3))
+def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig) -> list[Seen]:
+    """Each tile wholly in the frame with its `colours`; tiles cut by the frame are left unread."""
+    idx = [i for i, t in enumerate(tiles) if in_frame(t, photo.shape, cfg.cut_margin)]
+    if not idx:
+        return tiles
+    win = edge_windows(cfg)
+    edge_pts = np.array([tiles[i].hexagon.to_photo(win) for i in idx])
+    face_pts = np.array([tiles[i].hexagon.to_photo(FACE_RING) for i in idx])
+    windows, faces = sample(photo, edge_pts), sample(photo, face_pts)
+    gains = colour.white_balance(black_samples(faces))
+    hue, chroma = edge_readings(windows, gains, cfg.top)
+    face, ring = face_chroma(faces, gains)
+    # chroma is judged against the photo's own bands: dim light and pale prints lower all of it
+    unit = max(cfg.band_chroma * float(np.percentile(chroma, 75)), 1e-6)
+    black = np.median(np.sort(faces.max(axis=-1), axis=-1)[:, : faces.shape[1] // 2], axis=-1)
+    out = list(tiles)
+    for k, i in enumerate(idx):
+        out[i] = replace(tiles[i], colours=Colours(hue[k], chroma[k] / unit, float(face[k] / unit), ring[k] / unit,
+                                                   float(black[k])))
+    return out
 
 
 def black_samples(face: np.ndarray) -> np.ndarray:
@@ -81,13 +96,13 @@ def black_samples(face: np.ndarray) -> np.ndarray:
     return face[keep]
 
 
-def edge_readings(windows: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def edge_readings(windows: np.ndarray, gains: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
     """Hue and chroma of each edge (N, 6): the mean of the most colourful samples of its window."""
     balanced = windows * gains
     _, chroma, _ = colour.features(balanced)
-    idx = np.argsort(-chroma, axis=-1)[..., :TOP]
-    top = np.take_along_axis(balanced, idx[..., None], axis=-2).mean(axis=-2)
-    hue, c, _ = colour.features(top)
+    idx = np.argsort(-chroma, axis=-1)[..., :top]
+    top_samples = np.take_along_axis(balanced, idx[..., None], axis=-2).mean(axis=-2)
+    hue, c, _ = colour.features(top_samples)
     return hue, c
 
 

@@ -30,14 +30,16 @@ class Score:
     """True tiles whose cell holds some detected tile."""
     hidden: int = 0
     """True tiles no camera could read: washed out by glare, mostly under a hand, or cut by the frame."""
-    turn_seen: int = 0
-    """Tiles of the right number and turn among the true tiles that are not hidden."""
     extra: int = 0
     """Detected board tiles on cells where no true tile lies."""
     confident_wrong: list[str] = field(default_factory=list)
     """Detected board tiles with confidence >= CONFIDENT that are not exactly right, described."""
     unreadable: int = 0
     """True board tiles missing from the detected board and reported unreadable near their place."""
+    excused: int = 0
+    """True board tiles glare hides (truth flags them washed_out), not read right but doubted: reported
+    unreadable, or read with too little confidence to judge by ("can't read" either way). A fair answer
+    there; a confident misreading is not excused."""
     loose: tuple[int, int] = (0, 0)
     """(found, true) loose tiles: found when a `loose` entry lies on the tile."""
     loose_named: int = 0
@@ -53,6 +55,11 @@ class Score:
     def exact(self) -> bool:
         """The detected board is the true board (up to a move and a turn)."""
         return self.turn == self.tiles and self.extra == 0
+
+    @property
+    def fairly_exact(self) -> bool:
+        """Exact but for tiles glare hides that were reported unreadable."""
+        return self.turn + self.excused == self.tiles and self.extra == 0
 
 
 def align(detected: list[Placement], truth: Board) -> tuple[int, int, int]:
@@ -104,7 +111,6 @@ def score(detection: Detection, truth: dict) -> Score:
         s.number += any(p.tile == t.tile for p in here)
         right = any(p.tile == t.tile and p.rot == t.rot for p in here)
         s.turn += right
-        s.turn_seen += right and t.cell not in hidden
     for cell, entries in moved.items():
         truth_here = true_board.get(cell)
         if truth_here is None:
@@ -120,10 +126,14 @@ def score(detection: Detection, truth: dict) -> Score:
     missing = {t.tile for t in true_board} - {p.tile for es in moved.values() for p, _ in es
                                               if true_board.get(p.cell) == p}
     loose_true = loose_found = down_true = down_found = 0
+    washed = {(t["q"], t["r"]) for t in truth["tiles"] if t["on_board"] and t.get("washed_out")}
     for t in truth["tiles"]:
         if t["on_board"]:
-            if t["tile"] in missing and _near(t["center_px"], detection.unreadable, radius):
-                s.unreadable += 1
+            unread = t["tile"] in missing and _near(t["center_px"], detection.unreadable, radius) is not None
+            s.unreadable += unread
+            here = moved.get((t["q"], t["r"]), [])
+            unsure = bool(here) and all(conf < CONFIDENT for _, conf in here)
+            s.excused += (t["q"], t["r"]) in washed and t["tile"] in missing and (unread or unsure)
         elif t["face_up"]:
             loose_true += 1
             entry = _near(t["center_px"], detection.loose, radius)

@@ -97,7 +97,7 @@ def run_detect(args) -> int:
 
 
 def _unread(kind: str, u) -> str:
-    """A tile off the board or not read, with the detector's reason (in its own words, English for now)."""
+    """A tile off the board or not read, with the detector's reason."""
     x, y = u.center_px
     if kind == "loose":
         text = (_("loose: tile {tile} at pixel ({x:.0f},{y:.0f}): {reason}") if u.tile
@@ -107,7 +107,7 @@ def _unread(kind: str, u) -> str:
     else:
         text = (_("unreadable: tile {tile} at pixel ({x:.0f},{y:.0f}): {reason}") if u.tile
                 else _("unreadable: at pixel ({x:.0f},{y:.0f}): {reason}"))
-    return text.format(tile=u.tile, x=x, y=y, reason=u.reason)
+    return text.format(tile=u.tile, x=x, y=y, reason=_(u.reason))
 
 
 def _judged(args, label: str, judge) -> int:

@@ -1,0 +1,143 @@
+"""Stage 5, assemble: the board is the group whose colours agree; everything else is filed with its
+reason, doubt is said only about the board's cells and the cells next to them, junk is not reported."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.grid import centre
+from tantrix_pi.simulator import legal_board
+from tantrix_pi.vision.assemble import assemble
+from tantrix_pi.vision.config import CONFIG
+from tantrix_pi.vision.decode import Reading
+from tantrix_pi.vision.detection import COVERED, CUT, GLARE, HIDDEN, MISSED, NO_BANDS, NOT_TILES
+from tantrix_pi.vision.hexagon import Hexagon
+from tantrix_pi.vision.network import Maps
+from tantrix_pi.vision.seen import Colours, Seen
+
+R = 30.0
+SHAPE = (800, 1000, 3)
+
+
+def bands(n: int = 6, face: float = 0.2, black: float = 30.0) -> Colours:
+    chroma = np.array([3.0] * n + [0.1] * (6 - n))
+    return Colours(np.zeros(6), chroma, face, np.full(24, 2.0 if n else 0.1), black)
+
+
+def seen(cell, group=0, colours=None, reading=None, covered=0.0, at=(500.0, 400.0)) -> Seen:
+    x, y = centre(cell, R * 1.04)
+    hx = Hexagon.regular((at[0] + x, at[1] + y), R, 0.0)
+    return Seen(hx, 0.9, covered, group, cell, colours if colours is not None else bands(), reading)
+
+
+def board_tiles(board: Board, group=0, at=(500.0, 400.0)) -> list[Seen]:
+    return [seen(p.cell, group, reading=Reading(p.tile, p.rot, 0.97, -0.1, "".join(p.colour(d) for d in range(6))),
+                 at=at) for p in board]
+
+
+def no_maps() -> list[Maps]:
+    z = np.zeros((400, 500), np.float32)
+    return [Maps(z, z, z, z, z, (0.5, 0.5), (0.0, 0.0))]
+
+
+BOARD = legal_board(6, seed=4)
+
+
+def test_the_board_is_read_and_junk_apart_from_it_is_not_reported():
+    junk = seen((0, 0), group=7, colours=bands(0), at=(100.0, 100.0))  # a shadow the network took for a tile
+    det = assemble([*board_tiles(BOARD), junk], no_maps(), SHAPE, CONFIG)
+    assert det.board.same_as(BOARD) and all(t.confidence > 0.9 for t in det.tiles)
+    assert det.unreadable == [] and det.loose == [] and det.face_down == []
+
+
+def test_doubts_on_the_board_name_their_cell_and_reason():
+    tiles = board_tiles(BOARD)
+    hidden, blank, glared, cut = tiles[:4]
+    tiles[0] = Seen(hidden.hexagon, 0.9, 0.5, 0, hidden.cell, hidden.colours, None)
+    tiles[1] = Seen(blank.hexagon, 0.9, 0.0, 0, blank.cell, bands(0), None)
+    tiles[2] = Seen(glared.hexagon, 0.9, 0.0, 0, glared.cell, bands(2, black=180.0), None)
+    tiles[3] = Seen(cut.hexagon, 0.9, 0.0, 0, cut.cell, None, None)
+    det = assemble(tiles, no_maps(), SHAPE, CONFIG)
+    got = {u.cell: u.reason for u in det.unreadable}
+    assert got == {hidden.cell: HIDDEN, blank.cell: NO_BANDS, glared.cell: GLARE, cut.cell: CUT}
+    assert len(det.tiles) == len(BOARD) - 4
+
+
+def test_loose_and_face_down_tiles_are_filed_apart_from_the_board():
+    p = Placement(40, 0, 0, 0)
+    loose = seen((0, 0), group=3, reading=Reading(40, 0, 0.95, -0.1, "".join(p.colour(d) for d in range(6))),
+                 at=(100.0, 100.0))
+    down = seen((0, 0), group=4, colours=bands(0, face=3.0), at=(900.0, 700.0))
+    det = assemble([*board_tiles(BOARD), loose, down], no_maps(), SHAPE, CONFIG)
+    assert [u.tile for u in det.loose] == [40]
+    assert len(det.face_down) == 1 and det.face_down[0].cell is None
+    assert det.board.same_as(BOARD)
+
+
+def test_a_row_of_tiles_whose_colours_do_not_meet_is_not_the_board():
+    row = [seen((q, 0), group=1, reading=Reading(50 - q, q, 0.95, -0.1, "RYGBRY"[q:] + "RYGBRY"[:q]),
+                at=(150.0, 700.0)) for q in range(4)]
+    det = assemble([*board_tiles(BOARD, at=(600.0, 300.0)), *row], no_maps(), SHAPE, CONFIG)
+    assert det.board.same_as(BOARD) and len(det.loose) == 4
+
+
+def test_an_empty_cell_next_to_the_board_that_shows_tile_face_or_a_hand_is_reported():
+    tiles = board_tiles(BOARD)
+    empty = sorted(BOARD.empty_neighbours())[:2]
+    face = np.zeros((400, 500), np.float32)
+    cover = np.zeros((400, 500), np.float32)
+    z = np.zeros_like(face)
+    maps = Maps(face, z, z, z, cover, (0.5, 0.5), (0.0, 0.0))
+    for cell, layer in zip(empty, (face, cover), strict=True):
+        x, y = centre(cell, R * 1.04)
+        u, v = maps.to_map(np.array([[500 + x, 400 + y]]))[0]
+        layer[int(v) - 6:int(v) + 7, int(u) - 6:int(u) + 7] = 1.0
+    det = assemble(tiles, [maps], SHAPE, CONFIG)
+    assert {u.cell: u.reason for u in det.unreadable} == {empty[0]: MISSED, empty[1]: COVERED}
+
+
+def test_a_board_whose_colours_mostly_disagree_is_not_trusted():
+    rng = np.random.default_rng(2)
+    cells = [p.cell for p in legal_board(12, seed=9)]
+    tiles = [seen(c, reading=Reading(n, 0, 0.97, -0.1, "".join(rng.choice(list("RYGB"), 6))))
+             for n, c in zip(range(1, 13), cells, strict=True)]
+    det = assemble(tiles, no_maps(), SHAPE, CONFIG)
+    assert det.tiles == [] or all(t.confidence <= 0.5 for t in det.tiles)
+
+
+def test_shapes_that_read_as_no_tile_at_all_are_said_once_and_keep_the_scale():
+    # a dark patterned table the network took for tiles: colours that match nothing, weakly read
+    rng = np.random.default_rng(5)
+    cells = [p.cell for p in legal_board(8, seed=3)]
+    tiles = [seen(c, reading=Reading(n, 0, 0.85 if n == 1 else 0.2, -3.0, "".join(rng.choice(list("RYGB"), 6))))
+             for n, c in zip(range(1, 9), cells, strict=True)]
+    det = assemble(tiles, no_maps(), SHAPE, CONFIG)
+    assert det.tiles == [] and [u.reason for u in det.unreadable] == [NOT_TILES]
+    assert abs(det.tile_px - R * 3 ** 0.5) < 1e-6
+
+
+def test_a_real_board_under_glare_is_doubted_not_dropped():
+    # glare washes out most of the board: most readings weak, but three read clearly
+    tiles = board_tiles(legal_board(10, seed=4))
+    for i in range(3, len(tiles)):
+        r = tiles[i].reading
+        tiles[i] = Seen(tiles[i].hexagon, 0.9, 0.0, 0, tiles[i].cell, bands(6, black=150.0),
+                        Reading(r.tile, r.rot, 0.05, -9.0, r.colours))
+    det = assemble(tiles, no_maps(), SHAPE, CONFIG)
+    assert {t.placement.cell for t in det.tiles} == {t.cell for t in tiles[:3]}
+    assert all(t.confidence <= 0.5 for t in det.tiles)  # a board in doubt: doubted, never a verdict
+    assert {u.cell: u.reason for u in det.unreadable} == {t.cell: GLARE for t in tiles[3:]}
+
+
+def test_a_shape_at_the_frame_edge_apart_from_the_board_is_said_only_when_it_looks_like_tile_face():
+    tiles = board_tiles(BOARD)
+    face = np.zeros((400, 500), np.float32)
+    z = np.zeros_like(face)
+    maps = Maps(face, z, z, z, z, (0.5, 0.5), (0.0, 0.0))
+    edge_tile, edge_junk = (seen((0, 0), group=g, colours=None, at=at) for g, at in ((5, (10.0, 200.0)),
+                                                                                   (6, (990.0, 200.0))))
+    u, v = maps.to_map(np.array([edge_tile.centre]))[0]
+    face[int(v) - 12:int(v) + 13, 0:int(u) + 13] = 1.0  # the network sees tile face there, not at the other
+    det = assemble([*tiles, edge_tile, edge_junk], [maps], SHAPE, CONFIG)
+    assert [(u.reason, u.center_px) for u in det.unreadable] == [(CUT, edge_tile.centre)]

@@ -1,0 +1,46 @@
+"""Stages 3 and 4, read and decode, on hexagons taken from the simulator's truth (no network): every tile
+of a photo is named with its turn, under a warm lamp too; a tile cut by the frame is left unread."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tantrix_pi.simulator import legal_board, render
+from tantrix_pi.vision import decode, edges
+from tantrix_pi.vision.config import CONFIG
+from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon
+from tantrix_pi.vision.seen import Seen
+
+
+def true_tiles(truth: dict) -> list[Seen]:
+    """The board tiles as the grid stage would hand them on: their hexagons, edge d facing board direction d."""
+    out = []
+    for t in truth["tiles"]:
+        if not t["on_board"]:
+            continue
+        corners = np.array(t["corners_px"])
+        # truth corner i lies between the tile's edges i and i + 1; edge i faces board direction i + rot
+        unit = UNIT_CORNERS[[(i + t["rot"]) % 6 for i in range(6)]]
+        m, *_ = np.linalg.lstsq(unit, corners - corners.mean(axis=0), rcond=None)
+        out.append(Seen(Hexagon.of(corners.mean(axis=0), m.T), 1.0, 0.0, 0, (t["q"], t["r"])))
+    return out
+
+
+@pytest.mark.parametrize("light", [{"light_k": 5500.0}, {"light_k": 2700.0, "awb": 0.2, "exposure": 0.6}])
+def test_every_tile_is_named_with_its_turn(light):
+    board = legal_board(14, seed=6)
+    image, truth = render(board, seed=6, size=(900, 700), tile_px=70.0, yaw_deg=17.0, table="dark_wood", **light)
+    tiles = decode.decode_tiles(edges.read(image, true_tiles(truth), CONFIG.read), CONFIG.decode, CONFIG.read)
+    for t in tiles:
+        p = board.get(t.cell)
+        assert (t.reading.tile, t.reading.rot) == (p.tile, p.rot) and t.reading.confidence > 0.8
+
+
+def test_a_tile_cut_by_the_frame_is_not_read():
+    board = legal_board(5, seed=2)
+    image, truth = render(board, seed=2, size=(500, 400), tile_px=70.0, center=(480.0, 200.0))
+    tiles = edges.read(image, true_tiles(truth), CONFIG.read)
+    inside = [edges.in_frame(t, image.shape, CONFIG.read.cut_margin) for t in tiles]
+    assert not all(inside) and any(inside)
+    assert [t.colours is not None for t in tiles] == inside

@@ -1,0 +1,242 @@
+"""Stage 5, assemble: which group of tiles is the board, how far its readings can be trusted, and what
+everything else on the table is (loose, face down, unreadable, or not a tile at all).
+
+A board is laid colour to colour, so the group whose touching edges agree most is the board (a player's
+row of tiles meets its neighbours' colours only by chance). Doubt is only ever said about the board's own
+cells and the cells next to them: a tile-like thing elsewhere that shows no bands is not a tile.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from tantrix_pi.board import Board, Placement
+from tantrix_pi.grid import neighbour, opposite
+from tantrix_pi.vision import decode, layout
+from tantrix_pi.vision.config import Config
+from tantrix_pi.vision.detection import (
+    CONFIDENT,
+    COVERED,
+    CUT,
+    FACE_DOWN,
+    FACE_DOWN_APART,
+    GLARE,
+    HIDDEN,
+    LOOSE,
+    LOOSE_UNREAD,
+    MISSED,
+    NO_BANDS,
+    NOT_TILES,
+    OFF_GRID,
+    TOO_MANY,
+    Detection,
+    SeenTile,
+    Unread,
+)
+from tantrix_pi.vision.edges import in_frame
+from tantrix_pi.vision.find import share
+from tantrix_pi.vision.hexagon import Hexagon
+from tantrix_pi.vision.network import Maps
+from tantrix_pi.vision.seen import Seen
+
+
+def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config) -> Detection:
+    """The detection: board tiles with their placements and confidence, and every doubt with its reason."""
+    det = Detection()
+    if not tiles:
+        return det
+    board = _board_group(tiles, shape, cfg)
+    clear = sum(t.group == board and t.reading is not None and t.reading.confidence >= CONFIDENT for t in tiles)
+    tiles, doubtful = _doubt_unmatched(tiles, board, cfg)
+    on_board = [t for t in tiles if t.group == board]
+    det.tile_px = float(np.median([t.hexagon.width for t in on_board or tiles]))
+    if doubtful and clear < cfg.assemble.clear_tiles and _not_tiles(on_board, cfg):
+        # Tile-like cells whose readings contradict each other and themselves: a dark patterned table or a
+        # shadow, not a board. Said once, not as dozens of made-up tiles.
+        where = tuple(float(v) for v in np.mean([t.centre for t in on_board], axis=0))
+        det.unreadable.append(Unread(where, NOT_TILES))
+        tiles = [t for t in tiles if t.group != board]
+        board = -2
+    for t in tiles:
+        _classify(det, t, t.group == board, maps, shape, cfg)
+    det.unreadable += _missed_cells([t for t in tiles if t.group == board], tiles, maps, shape, cfg)
+    off = [u.center_px for u in det.unreadable if u.reason == OFF_GRID]  # said once, as a doubt, not as loose
+    det.loose = [u for u in det.loose if all(math.dist(u.center_px, c) >= 0.5 * det.tile_px for c in off)]
+    det.tiles = _doubt_islands(det.tiles, cfg)
+    return det
+
+
+def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, cfg: Config) -> None:
+    """File one tile under the detection's tiles, loose, face_down or unreadable, or drop it.
+
+    On the board every doubt is said, with its cell. Apart from the board only what reads as a tile, or
+    clearly shows a tile's back, is reported: anything else there is junk (a shadow, the table's pattern) or
+    a tile that does not matter to a verdict.
+    """
+    where = (float(t.centre[0]), float(t.centre[1]))
+    corners = tuple((round(float(x), 1), round(float(y), 1)) for x, y in t.hexagon.corners())
+    c, r = t.colours, t.reading
+
+    def said_cut() -> bool:
+        # apart from the board, a shape at the frame edge is said only when it looks wholly like tile face
+        return on_board or share(maps, t.hexagon, "face") >= cfg.assemble.cut_face
+
+    if c is None:
+        if said_cut():
+            det.unreadable.append(Unread(where, CUT, corners_px=corners, cell=t.cell if on_board else None))
+        return
+    glared = c.black > cfg.read.glare_black
+    read = r is not None and r.confidence >= cfg.assemble.no_reading and c.bands >= cfg.read.face_up_bands
+    # a back shows no bands but its coloured number; under glare a washed-out face can look the same
+    back = c.bands <= 2 and c.face > 1.0 and float((c.ring > 1.0).mean()) < 0.2 and not glared
+    if on_board:
+        if t.covered > cfg.read.hidden:
+            reason = HIDDEN
+        elif read:
+            det.tiles.append(SeenTile(Placement(r.tile, t.cell[0], t.cell[1], r.rot), where, r.confidence, corners))
+            return
+        elif back:
+            det.face_down.append(Unread(where, FACE_DOWN, corners_px=corners, cell=t.cell))
+            return
+        elif r is None and c.bands >= cfg.read.face_up_bands:
+            reason = TOO_MANY
+        else:
+            reason = GLARE if glared else NO_BANDS
+        det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell))
+    elif read and r.confidence >= cfg.assemble.reads_as_tile and t.covered <= cfg.read.hidden:
+        tile = r.tile if r.confidence >= CONFIDENT else None
+        det.loose.append(Unread(where, LOOSE if tile else LOOSE_UNREAD, tile, corners))
+    elif back:
+        det.face_down.append(Unread(where, FACE_DOWN_APART, corners_px=corners))
+    elif not in_frame(t, shape, 1.0) and said_cut():
+        det.unreadable.append(Unread(where, CUT, corners_px=corners))
+
+
+def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
+    """The group that is the board: touching edges whose colours match count most, then its tiles, less
+    for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
+    A group none of whose tiles reads confidently as a tile, and too few of whose tiles read as tiles at
+    all, is no board (-1 when there is none): shapes on the table that only look like tiles (noise on a
+    dark table in a dim room) are not doubted as a board."""
+    middle = np.array([shape[1] / 2, shape[0] / 2])
+    best, best_key = -1, None
+    for g in sorted({t.group for t in tiles}):
+        mine = [t for t in tiles if t.group == g]
+        conf = [t.reading.confidence for t in mine if t.reading is not None]
+        tiles_read = sum(c >= cfg.assemble.reads_as_tile for c in conf)
+        if max(conf, default=0.0) < CONFIDENT and tiles_read < cfg.assemble.unsure_board:
+            continue
+        placed = {t.cell: t.reading for t in mine
+                  if t.reading is not None and t.reading.confidence >= cfg.assemble.no_reading}
+        matched = 0
+        for cell, reading in placed.items():
+            for d in range(3):
+                other = placed.get(neighbour(cell, d))
+                if other is not None and reading.colours[d] == other.colours[opposite(d)]:
+                    matched += 1
+        spot = np.mean([t.centre for t in mine], axis=0)
+        off_centre = float(np.linalg.norm(spot - middle) / np.linalg.norm(middle))
+        key = (matched + 0.25 * len(placed) - 3.0 * off_centre, len(mine))
+        if best_key is None or key > best_key:
+            best, best_key = g, key
+    return best
+
+
+def _doubt_unmatched(tiles: list[Seen], board: int, cfg: Config) -> tuple[list[Seen], bool]:
+    """Readings the golden rule contradicts, doubted; and whether the whole board is in doubt.
+
+    When most touching edges disagree the grid or the colours were misread, so no tile of it is trusted.
+    A tile that disagrees with most of its neighbours is doubted alone, unless its colours read so cleanly
+    that no reading fitting its neighbours comes near (then it is a real mistake on the table, a violation
+    to report, not a misreading).
+    """
+    a = cfg.assemble
+    placed = {t.cell: i for i, t in enumerate(tiles) if t.group == board and t.reading is not None}
+    agree: dict[int, list[bool]] = {i: [] for i in placed.values()}
+    for cell, i in placed.items():
+        for d in range(3):
+            j = placed.get(neighbour(cell, d))
+            if j is not None:
+                ok = tiles[i].reading.colours[d] == tiles[j].reading.colours[opposite(d)]
+                agree[i].append(ok)
+                agree[j].append(ok)
+    pairs = sum(len(v) for v in agree.values()) // 2
+    matched = sum(sum(v) for v in agree.values()) // 2
+    unsure = sum(tiles[i].reading.confidence < CONFIDENT for i in placed.values())
+    doubtful = (pairs >= 4 and matched < a.match_rate * pairs) or (len(placed) >= 4 and 2 * unsure > len(placed))
+    by_cell = {tiles[i].cell: tiles[i].reading for i in placed.values()}
+    out = list(tiles)
+    for i, oks in agree.items():
+        r = tiles[i].reading
+        if doubtful or (oks and 2 * sum(oks) < len(oks) and not _clearly_wrong(tiles[i], by_cell, cfg)):
+            out[i] = replace(tiles[i], reading=replace(r, confidence=min(r.confidence, a.doubt)))
+    return out, doubtful
+
+
+def _clearly_wrong(t: Seen, by_cell: dict, cfg: Config) -> bool:
+    """Whether a tile that breaks the golden rule was read too clearly to be a misreading: every reading of
+    what the camera saw that would fit its neighbours is `misfit` nats less likely than the one read."""
+    r = t.reading
+    if r.confidence >= cfg.assemble.clear:
+        return True
+    if r.evidence is None or r.confidence < CONFIDENT:
+        return False
+    facing = [by_cell[n].colours[opposite(d)] if (n := neighbour(t.cell, d)) in by_cell else None for d in range(6)]
+    return r.score - decode.best_fitting(r.evidence, facing) >= cfg.assemble.misfit
+
+
+def _not_tiles(board: list[Seen], cfg: Config) -> bool:
+    """A doubted board whose readings are mostly weak: shapes that looked like tiles but are not."""
+    conf = [t.reading.confidence for t in board if t.reading is not None]
+    return not conf or float(np.median(conf)) < cfg.assemble.not_tiles
+
+
+def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame, cfg: Config) -> list[Unread]:
+    """Empty cells next to the board where no tile was found, but the network sees tile face (a tile is there
+    that it could not make out, or that the frame cuts: a hole there would be a wrong board) or something
+    over them (a hand may hide a tile there)."""
+    if not board or not maps:
+        return []
+    taken = {t.cell for t in board}
+    empty = {neighbour(t.cell, d) for t in board for d in range(6)} - taken
+    shape = np.mean([t.hexagon.m for t in board], axis=0)
+    ratio = layout.spacing(board)
+    out = []
+    for cell in sorted(empty):
+        guess = layout.expected(board, cell, ratio)
+        if guess is None:
+            continue
+        hx = Hexagon.of(guess[0], shape * (guess[1] / (math.sqrt(3) * math.sqrt(abs(np.linalg.det(shape))))))
+        there = [t for t in tiles if math.dist(guess[0], t.centre) < 0.5 * guess[1]]
+        reason = None
+        if there:
+            # a tile lies on the cell but not on the board's grid (turned too far to link, or a loose tile
+            # laid right against the board): the board there is not known
+            if any(t.group != board[0].group and t.colours is not None
+                   and math.dist(guess[0], t.centre) < cfg.grid.off_grid * guess[1] for t in there):
+                reason = OFF_GRID
+        elif share(maps, hx, "face") >= cfg.grid.missing_face:
+            reason = MISSED if in_frame(Seen(hx, 0.0, 0.0), frame, cfg.read.cut_margin) else CUT
+        elif share(maps, hx, "cover") >= cfg.grid.covered_cell:
+            reason = COVERED
+        if reason:
+            corners = tuple((round(float(x), 1), round(float(y), 1)) for x, y in hx.corners())
+            out.append(Unread((float(guess[0][0]), float(guess[0][1])), reason, corners_px=corners, cell=cell))
+    return out
+
+
+def _doubt_islands(tiles: list[SeenTile], cfg: Config) -> list[SeenTile]:
+    """Board tiles cut off from the main group, doubted: a board is laid in one piece, so an island means
+    unread cells between, across which the grid may have slipped by a cell."""
+    if len(tiles) < 2:
+        return tiles
+    groups = Board(t.placement for t in tiles).groups()
+    if len(groups) < 2:
+        return tiles
+    main = groups[0]
+    return [t if t.placement.cell in main else replace(t, confidence=min(t.confidence, cfg.assemble.doubt))
+            for t in tiles]
+

@@ -1,0 +1,187 @@
+"""Stage 1, find tiles: every tile by itself, from the tile network's maps.
+
+A coarse pass over a small copy of the photo says where tiles lie and how wide they are; a fine pass over
+just those regions, at the scale that makes tiles `fine_px` wide, marks each tile's centre, face and
+outline; each centre's hexagon is fitted to the outline (`hexagon.fit`). Nothing here assumes a lattice:
+gaps, twists and perspective are each tile's own.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from tantrix_pi.vision import hexagon
+from tantrix_pi.vision.config import FindConfig
+from tantrix_pi.vision.network import SIZE_REF, STRIDE, Maps, TileNetwork
+from tantrix_pi.vision.seen import Seen
+
+_PROBES = np.array([(0.0, 0.0)] + [(r * math.cos(a), r * math.sin(a))
+                                   for r in (0.35, 0.65) for a in np.radians(np.arange(0, 360, 30.0))])
+"""Points of the unit hexagon where the maps are asked what lies there."""
+
+
+def find_tiles(photo: np.ndarray, network: TileNetwork, cfg: FindConfig) -> tuple[list[Seen], list[Maps]]:
+    """Every tile in the photo, its hexagon in photo pixels (turned by its bands where its outline was
+    unclear); and the fine maps (for later questions about cells where no tile was found)."""
+    coarse, peaks = _coarse(photo, network, cfg)
+    if not len(peaks):
+        return [], []
+    widths = np.array([coarse.width_at(u, v) for u, v in peaks])
+    width = float(np.median(widths))
+    scale = min(cfg.max_upscale, cfg.fine_px / width)
+    found: list[Seen] = []
+    maps_all = []
+    for box in _regions(coarse.to_photo(peaks), widths, photo.shape, cfg.region_pad):
+        maps = network.maps(photo, scale, box)
+        maps_all.append(maps)
+        found += _tiles(maps, cfg)
+    return [_turned_by_bands(photo, t, cfg) for t in _distinct(found)], maps_all
+
+
+def _coarse(photo: np.ndarray, network: TileNetwork, cfg: FindConfig) -> tuple[Maps, np.ndarray]:
+    """The coarse maps and their centre peaks, from the first of the `coarse_sides` copies that shows tiles:
+    most show on the first; big tiles (a phone photo close up) on smaller copies, small ones in a big photo
+    on a larger one. When the tiles come out narrower or wider than the network reads well, once more at the
+    scale that makes them `coarse_px` wide."""
+    long_side = max(photo.shape[:2])
+    tried = set()
+    for side in cfg.coarse_sides:
+        scale = min(1.0, side / long_side)
+        if scale in tried:
+            continue  # the same copy again (a small photo)
+        tried.add(scale)
+        maps = network.maps(photo, scale)
+        peaks = _peaks(maps.centre, cfg.peak, cfg.most_peaks)
+        if len(peaks):
+            break
+    else:
+        return maps, peaks
+    seen = np.median([maps.width_at(u, v) * maps.scale[0] for u, v in peaks])
+    lo, hi = cfg.coarse_range
+    if lo <= seen <= hi:
+        return maps, peaks
+    maps = network.maps(photo, min(cfg.max_upscale, maps.scale[0] * cfg.coarse_px / float(seen)))
+    return maps, _peaks(maps.centre, cfg.peak, cfg.most_peaks)
+
+
+def _peaks(heat: np.ndarray, threshold: float, most: int) -> np.ndarray:
+    """The `most` highest local maxima of a heat map at least `threshold` high, refined to the centroid of
+    their 3 x 3."""
+    top = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= top) & (heat >= threshold))
+    if not len(xs):
+        return np.zeros((0, 2))
+    keep = np.argsort(-heat[ys, xs], kind="stable")[:most]
+    ys, xs = ys[keep], xs[keep]
+    h, w = heat.shape
+    pad = np.pad(heat, 1)
+    out = []
+    for x, y in zip(xs, ys, strict=True):
+        patch = pad[y:y + 3, x:x + 3]
+        s = patch.sum()
+        dy, dx = np.mgrid[-1:2, -1:2]
+        out.append((x + (patch * dx).sum() / s, y + (patch * dy).sum() / s))
+    return np.array(out)
+
+
+def _regions(centres: np.ndarray, widths: np.ndarray, shape, pad: float) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) covering every coarse tile with `pad` widths around it, overlapping ones merged."""
+    h, w = shape[:2]
+    boxes = [[c[0] - (0.5 + pad) * d, c[1] - (0.5 + pad) * d, c[0] + (0.5 + pad) * d, c[1] + (0.5 + pad) * d]
+             for c, d in zip(centres, widths, strict=True)]
+    merged = True
+    while merged:
+        merged = False
+        out: list[list[float]] = []
+        for b in boxes:
+            for o in out:
+                if b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]:
+                    o[:] = [min(o[0], b[0]), min(o[1], b[1]), max(o[2], b[2]), max(o[3], b[3])]
+                    merged = True
+                    break
+            else:
+                out.append(list(b))
+        boxes = out
+    return [(max(0, int(b[0])), max(0, int(b[1])), min(w, int(math.ceil(b[2]))), min(h, int(math.ceil(b[3]))))
+            for b in boxes]
+
+
+def _tiles(maps: Maps, cfg: FindConfig) -> list[Seen]:
+    """The tiles of one fine pass: hexagons fitted around its centre peaks, in photo pixels."""
+    peaks = _peaks(maps.centre, cfg.peak, cfg.most_peaks)
+    if not len(peaks):
+        return []
+    widths = np.array([math.exp(float(maps.size[int(round(v)), int(round(u))])) * SIZE_REF / STRIDE
+                       for u, v in np.clip(peaks, 0, np.array(maps.size.shape[::-1]) - 1)])
+    hexes, support = hexagon.fit(maps.boundary, peaks, widths, cfg.hexagon_iterations)
+    to_photo = np.diag([STRIDE / maps.scale[0], STRIDE / maps.scale[1]])
+    out = []
+    for (u, v), hx, sup in zip(peaks, hexes, support, strict=True):
+        if sup < cfg.min_support:
+            continue
+        score = float(maps.centre[int(round(v)), int(round(u))])
+        centre = maps.to_photo(np.array([hx.centre]))[0]
+        seen = hexagon.Hexagon.of(centre, to_photo @ hx.m)
+        out.append(Seen(seen, score, share([maps], seen, "cover")))
+    return out
+
+
+_BAND_RING = np.array([(0.9 * math.sqrt(3) / 2 * math.cos(a), 0.9 * math.sqrt(3) / 2 * math.sin(a))
+                       for a in np.radians(np.arange(0.0, 360.0, 5.0))])
+"""A ring just inside the edges: exactly one band crosses it at each edge's midpoint, the black between."""
+
+
+def _turned_by_bands(photo: np.ndarray, t: Seen, cfg: FindConfig) -> Seen:
+    """The tile turned to where its bands cross the edges, when that clearly disagrees with its outline.
+
+    Every edge of a face-up tile has one band at its midpoint and black at the corners, so the colour around
+    a ring just inside the edges peaks six times, 60 degrees apart: a turn read from the tile's own print,
+    which a rounded or faint outline (a lone tile on a dark table) cannot give. Face-down tiles, glare and
+    clear outlines keep the outline's turn.
+    """
+    pts = t.hexagon.to_photo(_BAND_RING).astype(np.float32)
+    bgr = cv2.remap(photo, pts[:, 0].reshape(1, -1).copy(), pts[:, 1].reshape(1, -1).copy(), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)[0].astype(np.float64)
+    chroma = bgr.max(axis=1) - bgr.min(axis=1)
+    lift = np.clip(chroma - np.median(chroma), 0, None)
+    if lift.sum() <= 0:
+        return t
+    angle = np.arctan2(pts[:, 1] - t.centre[1], pts[:, 0] - t.centre[0])
+    z = (lift * np.exp(6j * angle)).sum()
+    if abs(z) < cfg.band_turn_clarity * lift.sum():
+        return t
+    change = math.remainder(np.angle(z) / 6 - math.radians(t.hexagon.angle), math.pi / 3)
+    if abs(math.degrees(change)) < cfg.band_turn_disagree:
+        return t
+    r = np.array([[math.cos(change), -math.sin(change)], [math.sin(change), math.cos(change)]])
+    return replace(t, hexagon=hexagon.Hexagon.of(t.centre, r @ t.hexagon.m))
+
+
+def share(maps: list[Maps], hx: hexagon.Hexagon, layer: str) -> float:
+    """Share of the hexagon (photo pixels) that the fine maps see as `layer` ("face" or "cover"), over the
+    part of it some map looked at (a third of it at least; else 0)."""
+    probes = hx.to_photo(_PROBES)
+    best = 0.0
+    for m in maps:
+        p = m.to_map(probes).astype(np.float32)
+        h, w = m.face.shape
+        seen = (p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
+        if seen.mean() < 0.3:
+            continue
+        got = cv2.remap(getattr(m, layer), p[seen, 0].reshape(1, -1).copy(), p[seen, 1].reshape(1, -1).copy(),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        best = max(best, float(got.mean()))
+    return best
+
+
+def _distinct(found: list[Seen]) -> list[Seen]:
+    """One tile per place: where two passes saw the same tile, the one seen more clearly stays."""
+    keep: list[Seen] = []
+    for s in sorted(found, key=lambda s: -s.score):
+        if all(math.dist(s.centre, k.centre) > 0.5 * min(s.hexagon.width, k.hexagon.width) for k in keep):
+            keep.append(s)
+    return keep
