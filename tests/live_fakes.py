@@ -8,10 +8,14 @@ from tantrix_pi.vision.detection import Detection, SeenTile, Unread
 
 
 def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float = 0.95,
-         override: dict | None = None, unsure: dict | None = None, unreadable=()) -> Detection:
+         override: dict | None = None, unsure: dict | None = None, unreadable=(), placed: bool = True,
+         tile_px: float = 8.0) -> Detection:
     """A detection of `board` as the detector would give it in its own grid (turned k, moved by dq, dr).
 
-    `override` maps a cell of `board` to the (tile, rot) misread there; `unsure` maps a cell to a confidence.
+    `override` maps a cell of `board` to the (tile, rot) misread there; `unsure` maps a cell to a confidence;
+    `unreadable` cells hold something unread, which the detector placed on its grid when `placed`.
+    `tile_px`: the tile width the detection reports (default: frame_of's 8-px squares, which the loop's
+    motion measure counts in; the tiles' pixel positions here are 87 px apart).
     """
     override, unsure = override or {}, unsure or {}
     tiles = []
@@ -23,8 +27,9 @@ def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float =
     unread = []
     for cell in unreadable:
         x, y = centre(cell, 50.0)
-        unread.append(Unread((800 + x, 600 + y), "colours unclear"))
-    return Detection(tiles=tiles, unreadable=unread, tile_px=8.0 if tiles else 0.0)  # frame_of's 8-px squares
+        where = Placement(1, cell[0], cell[1], 0).transformed(k, dq, dr).cell if placed else None
+        unread.append(Unread((800 + x, 600 + y), "colours unclear", cell=where))
+    return Detection(tiles=tiles, unreadable=unread, tile_px=tile_px if tiles else 0.0)
 
 
 def B(*ps: tuple[int, int, int, int]) -> Board:

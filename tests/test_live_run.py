@@ -176,3 +176,31 @@ def test_demo_pipeline_on_the_first_tiles_of_the_bundled_game(tmp_path):
     events = (tmp_path / "out" / "events.jsonl").read_text().splitlines()
     assert sum('"kind": "placed"' in e for e in events) == 5
     assert loop.stats.skipped >= 5  # every tile came with a hand
+
+
+def test_a_game_under_a_warm_lamp_on_dark_wood_announces_every_move(tmp_path):
+    # the table darker than the tiles' rims, a 2700 K lamp the camera only half corrects, hands between moves
+    from tantrix_pi.devices.sources import sequence_source
+    from tantrix_pi.grid import neighbours
+    from tantrix_pi.live.demo import Demo
+    from tantrix_pi.live.loop import LiveLoop
+    from tantrix_pi.live.referee import Setup
+    from tantrix_pi.live.sinks import MemorySink
+    from tantrix_pi.live.store import Store
+    from tantrix_pi.live.tracker import apply_cell, register
+    from tantrix_pi.vision import detect
+
+    demo = Demo.bundled(4, 2, 6, table="dark_wood", light_k=2700.0, awb=0.3, exposure=0.75)
+    frames = [simulator.render(board, occluder=reach, frame=frame, **demo.render)[0]
+              for board, reach, frame, times, _ in demo.shots() for _ in range(times)]
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup("game", ["R", "Y"]), sink,
+                    stable_frames=2)
+    loop.run()
+    assert [e.data["tile"] for e in sink.events if e.kind == "placed"] == [p.tile for p in demo.moves]
+    final = Board(demo.moves)
+    near = final.cells | {c for cell in final.cells for c in neighbours(cell)}
+    t = register(final, list(loop.tracker.committed))
+    unsure = [e for e in sink.events if e.kind == "unsure"]
+    assert all(apply_cell(t, tuple(c)) in near for e in unsure for c in e.data["cells"])
+    assert all(a.data != b.data for a, b in zip(unsure, unsure[1:], strict=False))

@@ -81,14 +81,24 @@ def test_unsure_tile_is_reported_once_and_never_committed():
 
 
 def test_unreadable_blob_is_located_on_a_cell():
-    t = Tracker(TWO, stable_frames=2)
-    [u] = feed(t, seen(TWO, unreadable=[(0, 1)]), 2)
-    assert u.cells == [] and len(u.where) == 1  # two tiles read: too few to put the blob on the grid
+    # the detector put it on its grid: the tracker names the cell in the committed board's grid
     three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
     t = Tracker(three, stable_frames=2)
     [u] = feed(t, seen(three, k=1, unreadable=[(-1, 1)]), 2)
-    assert isinstance(u, Unsure)
+    assert isinstance(u, Unsure) and u.cells == [(-1, 1)]
+    # not placed: located through the tiles read, by pixel; two tiles are too few to say, so by position
+    width = 50.0 * 3 ** 0.5  # the fake's tiles lie 87 px apart
+    t = Tracker(three, stable_frames=2)
+    [u] = feed(t, seen(three, k=1, unreadable=[(-1, 1)], placed=False, tile_px=width), 2)
     assert u.cells == [(-1, 1)]
+    t = Tracker(TWO, stable_frames=2)
+    [u] = feed(t, seen(TWO, unreadable=[(0, 1)], placed=False, tile_px=width), 2)
+    assert u.cells == [] and len(u.where) == 1
+
+
+def test_junk_far_from_the_board_is_not_the_trackers_business():
+    t = Tracker(TWO, stable_frames=2)
+    assert feed(t, seen(TWO, unreadable=[(6, -6)], placed=False, tile_px=50.0 * 3 ** 0.5), 3) == []
 
 
 def test_tile_gone_needs_more_frames():

@@ -16,7 +16,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, cell_at, centre, turn
-from tantrix_pi.vision.detection import CONFIDENT, Detection
+from tantrix_pi.vision.detection import CONFIDENT, COVERED, Detection
 
 Transform = tuple[int, int, int]
 """(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
@@ -95,14 +95,15 @@ def register(reference: Board, seen: list[Placement]) -> Transform:
                     q, rr = turn(s.cell, k)
                     t = (k, r.q - q, r.r - rr)
                     if t not in votes:
-                        votes[t] = sum(_apply_cell(t, x.cell) in ref_cells for x in seen)
+                        votes[t] = sum(apply_cell(t, x.cell) in ref_cells for x in seen)
     if not votes:
         return IDENTITY
     best = max(votes.values())
     return IDENTITY if votes.get(IDENTITY) == best else max(votes, key=lambda t: (votes[t], t == IDENTITY))
 
 
-def _apply_cell(t: Transform, cell: Cell) -> Cell:
+def apply_cell(t: Transform, cell: Cell) -> Cell:
+    """A detected cell in the committed board's coordinates."""
     q, r = turn(cell, t[0])
     return (q + t[1], r + t[2])
 
@@ -112,22 +113,27 @@ def apply(t: Transform, p: Placement) -> Placement:
     return p.transformed(t[0], t[1], t[2])
 
 
-def unreadable_cells(det: Detection, t: Transform) -> tuple[list[Cell], list[tuple[float, float]]]:
-    """Cells (committed coordinates) of things the detector saw but could not read, located through the
-    pixel positions of the tiles it did read; image positions when too few tiles were read to say."""
-    points = [u.center_px for u in det.unreadable]
-    if not points:
-        return [], []
-    if len(det.tiles) < 3:
-        return [], points
-    px = np.array([[*t_.center_px, 1.0] for t_ in det.tiles])
-    grid = np.array([centre(t_.placement.cell) for t_ in det.tiles])
-    affine, *_ = np.linalg.lstsq(px, grid, rcond=None)
-    cells = []
-    for x, y in points:
-        gx, gy = np.array([x, y, 1.0]) @ affine
-        cells.append(_apply_cell(t, cell_at(float(gx), float(gy))))
-    return sorted(set(cells)), []
+def unreadable_cells(det: Detection, t: Transform) -> tuple[list[Cell], list[tuple[float, float]], list[Cell]]:
+    """What the detector doubts on or next to the board, in committed coordinates: the cells it could not
+    read (unreadable, face down), image positions of those it could not place when too few tiles were read
+    to say, and the cells something lies over (a hand). Junk further out on the table is not the board's
+    business. The detector gives the cell; without one it is found through the pixel positions of the
+    tiles that were read."""
+    doubts = [d for d in det.doubts() if d.kind != "unsure"]  # unsure readings are weighed by the votes
+    covered = sorted({apply_cell(t, d.cell) for d in doubts if d.detail == COVERED and d.cell is not None})
+    doubts = [d for d in doubts if d.detail != COVERED]
+    cells = [apply_cell(t, d.cell) for d in doubts if d.cell is not None]
+    points = [d.center_px for d in doubts if d.cell is None]
+    if points and len(det.tiles) < 3:
+        return sorted(set(cells)), points, covered
+    if points:
+        px = np.array([[*t_.center_px, 1.0] for t_ in det.tiles])
+        grid = np.array([centre(t_.placement.cell) for t_ in det.tiles])
+        affine, *_ = np.linalg.lstsq(px, grid, rcond=None)
+        for x, y in points:
+            gx, gy = np.array([x, y, 1.0]) @ affine
+            cells.append(apply_cell(t, cell_at(float(gx), float(gy))))
+    return sorted(set(cells)), [], covered
 
 
 class Tracker:
@@ -183,8 +189,13 @@ class Tracker:
         if changed_tiles is not None and changed_tiles > explained and self.occluded < OCCLUSION_PATIENCE:
             self.occluded += 1  # something lies over the board: say nothing, wait
             return None
+        bad_cells, bad_px, covered = unreadable_cells(det, self.transform)
+        if covered and (gone or self.occluded < OCCLUSION_PATIENCE):
+            # a hand (or a cup) lies over cells of the board: tiles under it are not gone, and what it
+            # hides is not a question to ask; after a long while, a thing left beside the board is ignored
+            self.occluded += 1
+            return None
         self.occluded = 0
-        bad_cells, bad_px = unreadable_cells(det, self.transform)
         board, unsure = self._decide(cells)
         unsure = sorted(set(unsure) | set(bad_cells))
         if (unsure or bad_px) and gone:
