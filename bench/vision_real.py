@@ -1,11 +1,11 @@
 """The detector on real tile photographs: each cut-out pasted on a table, does it name the tile?
 
-    ./run.sh python bench/vision_real.py ../shared/dataset/real-dev/tiles [--sizes 50,90,150] [--turns 2] [--limit N]
+    ./run.sh python bench/vision_real.py ../shared/dataset/real-dev/tiles [--sizes 40,60,90,150,250,400] [--limit N]
 
 TILES_DIR holds RGBA cut-outs named `..._tileNN.png` (NN: the tile number). Each is scaled to each
-size (pixels across flats), turned by a few random angles, pasted on a rendered empty table (the
-simulator's; `--tables`, by default wood, dark wood, felt, cloth, laminate, pattern, under varied light)
-and JPEG-compressed, then the detector reads the frame. The tile's turn in the cut-out is not known, so
+size (pixels across flats), turned at random, pasted on a rendered empty table of each kind (`KINDS`:
+light, dark, wooden, patterned; the simulator's tables under varied light) and JPEG-compressed, then the
+detector reads the frame. The tile's turn in the cut-out is not known, so
 only its number is checked: the number of the one tile on the detected board (or of a `loose` entry when
 the board is empty).
 OpenCV runs on one thread (cv2.setNumThreads(1)).
@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.vision import FIRST_TABLES, load_detector, tables_arg  # noqa: E402
+from bench.vision import load_detector  # noqa: E402
 from tantrix_pi.board import Board  # noqa: E402
 from tantrix_pi.simulator import render  # noqa: E402
 from tantrix_pi.vision.detection import CONFIDENT  # noqa: E402
@@ -71,15 +71,18 @@ def reading(detection) -> tuple[int | None, float]:
     return (named[0].tile, 0.0) if named else (None, 0.0)
 
 
+KINDS = {"light": ("white", "laminate", "paper"), "dark": ("black", "dark_wood", "felt"),
+         "wooden": ("wood", "dark_wood"), "patterned": ("pattern", "checks", "stripes", "carpet")}
+"""The tables each cut-out is pasted on: one photo per kind of table, its table drawn from the kind."""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("tiles", type=Path, help="folder of RGBA tile cut-outs named ..._tileNN.png")
-    ap.add_argument("--sizes", default="50,90,150", help="tile sizes across flats in pixels (default 50,90,150)")
-    ap.add_argument("--turns", type=int, default=2, help="random turns per cut-out and size (default 2)")
+    ap.add_argument("--sizes", default="40,60,90,150,250,400",
+                    help="tile sizes across flats in pixels (default %(default)s)")
     ap.add_argument("--limit", type=int, help="only the first N cut-outs")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--tables", type=tables_arg, default=FIRST_TABLES, metavar="first|all|T1,T2",
-                    help="tables to paste the tiles on (default: first, the six measured so far)")
     ap.add_argument("--detector", default="tantrix_pi.vision:detect",
                     help="module:function to bench (default: %(default)s)")
     args = ap.parse_args(argv)
@@ -96,15 +99,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     rng = np.random.default_rng(args.seed)
-    backgrounds = []
-    for i, table in enumerate(args.tables):
-        image, _ = render(Board(), seed=args.seed * 100 + i, size=FRAME, table=table,
-                          light_k=float(rng.uniform(3000, 6500)), jpeg_quality=None)
-        backgrounds.append(image)
-    print(f"# real tiles bench: {len(files)} cut-outs from {args.tiles}, sizes {args.sizes} px, {args.turns} turns "
-          f"each, {FRAME[0]}x{FRAME[1]} frames, detector {args.detector}, OpenCV on 1 thread\n")
+    backgrounds = {}
+    for i, table in enumerate(sorted({t for kind in KINDS.values() for t in kind})):
+        backgrounds[table], _ = render(Board(), seed=args.seed * 100 + i, size=FRAME, table=table,
+                                       light_k=float(rng.uniform(3000, 6500)), jpeg_quality=None)
+    kinds = ", ".join(f"{k}: {'/'.join(v)}" for k, v in KINDS.items())
+    print(f"# real tiles bench: {len(files)} cut-outs from {args.tiles}, sizes {args.sizes} px, one photo per kind "
+          f"of table ({kinds}), {FRAME[0]}x{FRAME[1]} frames, detector {args.detector}, OpenCV on 1 thread\n")
 
-    stats: dict[float, Counter] = defaultdict(Counter)
+    by_size: dict[str, Counter] = defaultdict(Counter)
+    by_kind: dict[str, Counter] = defaultdict(Counter)
     confusions: Counter = Counter()
     times = []
     for number, path in files:
@@ -113,44 +117,49 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped {path.name}: not an RGBA image")
             continue
         for size in sizes:
-            for _ in range(args.turns):
-                bg = backgrounds[int(rng.integers(len(backgrounds)))]
-                at = (FRAME[0] / 2 + rng.uniform(-200, 200), FRAME[1] / 2 + rng.uniform(-150, 150))
+            for kind, tables in KINDS.items():
+                bg = backgrounds[tables[int(rng.integers(len(tables)))]]
+                room = np.array(FRAME) / 2 - size
+                at = tuple(np.array(FRAME) / 2 + rng.uniform(-1, 1, 2) * np.minimum([200, 150], room))
                 image = paste(bg, rgba, size, float(rng.uniform(0, 360)), at, int(rng.integers(70, 95)))
-                t0 = time.perf_counter()
-                try:
-                    read, conf = reading(detect(image, None))
-                except Exception as e:  # a bench reports a crash and goes on
-                    stats[size]["crashed"] += 1
-                    confusions[(number, type(e).__name__)] += 1
-                    continue
-                times.append(time.perf_counter() - t0)
-                c = stats[size]
-                c["n"] += 1
-                if read == number:
-                    c["right"] += 1
-                elif read is None:
-                    c["none"] += 1
-                else:
-                    c["wrong confident" if conf >= CONFIDENT else "wrong unsure"] += 1
-                    confusions[(number, read)] += 1
-
-    print("| size px | photos | identified % | wrong, confident | wrong, unsure | no tile | crashed |")
-    print("|---|---|---|---|---|---|---|")
-    total = Counter()
-    for size in sizes:
-        total.update(stats[size])
-    for name, c in [*((f"{s:g}", stats[s]) for s in sizes), ("all", total)]:
-        n = c["n"] + c["crashed"]
-        pct = f"{100.0 * c['right'] / n:.1f}" if n else "-"
-        print(f"| {name} | {n} | {pct} | {c['wrong confident']} | {c['wrong unsure']} | {c['none']} | {c['crashed']} |")
+                outcome = _read(detect, image, number, times, confusions)
+                for c in (by_size[f"{size:g}"], by_kind[kind]):
+                    c[outcome] += 1
+    for title, rows in (("size px", by_size), ("table", by_kind)):
+        print(f"| {title} | photos | identified % | wrong, confident | wrong, unsure | no tile | crashed |")
+        print("|---|---|---|---|---|---|---|")
+        total: Counter = Counter()
+        for c in rows.values():
+            total.update(c)
+        for name, c in [*rows.items(), ("all", total)]:
+            n = sum(c.values())
+            print(f"| {name} | {n} | {100.0 * c['right'] / n:.1f} | {c['wrong confident']} | {c['wrong unsure']} | "
+                  f"{c['none']} | {c['crashed']} |")
+        print()
     if times:
-        print(f"\ntime per frame: median {np.median(times):.3f} s, p90 {np.percentile(times, 90):.3f} s")
+        print(f"time per frame: median {np.median(times):.3f} s, p90 {np.percentile(times, 90):.3f} s")
     if confusions:
         print("\nmost frequent mistakes (true tile -> read):")
         for (true, read), n in confusions.most_common(12):
             print(f"  {true} -> {read}: {n}")
     return 0
+
+
+def _read(detect, image: np.ndarray, number: int, times: list, confusions: Counter) -> str:
+    """How the detector fares on one photo of tile `number`: right, wrong (confident or unsure), none, crashed."""
+    t0 = time.perf_counter()
+    try:
+        read, conf = reading(detect(image, None))
+    except Exception as e:  # a bench reports a crash and goes on
+        confusions[(number, type(e).__name__)] += 1
+        return "crashed"
+    times.append(time.perf_counter() - t0)
+    if read == number:
+        return "right"
+    if read is None:
+        return "none"
+    confusions[(number, read)] += 1
+    return "wrong confident" if conf >= CONFIDENT else "wrong unsure"
 
 
 if __name__ == "__main__":
