@@ -28,7 +28,7 @@ def photo(board: Board = BOARD, **params) -> np.ndarray:
 def test_a_drawn_board_is_read_exactly_at_any_angle(angle):
     det = detect(photo(yaw_deg=angle, seed=int(angle), noise=1.0))
     assert det.board.same_as(BOARD), det.board
-    assert all(t.confidence >= 0.8 for t in det.tiles)
+    assert all(t.confidence >= CONFIDENT for t in det.tiles)
     assert not det.unreadable and not det.loose
 
 
@@ -96,7 +96,7 @@ def test_decode_names_each_tile_once_and_doubts_a_contradiction():
     seen = int(np.argmax(lp[0, 0]))
     lp[0, 0] = math.log(0.01)
     lp[0, 0, (seen + 1) % 4] = 0.0
-    assert decode.decode(lp)[0].confidence < 0.8
+    assert decode.decode(lp)[0].confidence < CONFIDENT
 
 
 def test_two_edges_leaning_yellow_over_green_do_not_make_a_confident_twin():
@@ -130,7 +130,7 @@ def test_random_images_never_make_up_a_confident_board(seed, kind):
         img = rng.integers(0, 12, (h, w, 3), dtype=np.uint8)
     det = detect(img)
     assert len(det.tiles) <= 56
-    assert sum(t.confidence >= 0.8 for t in det.tiles) <= 1
+    assert sum(t.confidence >= CONFIDENT for t in det.tiles) <= 1
 
 
 def test_no_tiles_on_an_empty_table():
@@ -150,4 +150,4 @@ def test_a_board_whose_colours_disagree_everywhere_is_not_trusted():
     board = spiral_board([2, 5, 7, 11, 13, 19, 23, 29, 31, 37, 43, 47])
     assert len(board.mismatches()) > 0.4 * 27
     det = detect(photo(board, yaw_deg=9.0, seed=21, noise=1.0))
-    assert det.tiles == [] or all(t.confidence < 0.8 for t in det.tiles)
+    assert det.tiles == [] or all(t.confidence < CONFIDENT for t in det.tiles)

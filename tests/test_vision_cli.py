@@ -14,6 +14,7 @@ from tantrix_pi.board import Board
 from tantrix_pi.cli import main
 from tantrix_pi.simulator import PLAIN, Apart, legal_board, render
 from tantrix_pi.vision import photo
+from tantrix_pi.vision.detection import CONFIDENT
 
 
 def write(tmp_path, name, img) -> str:
@@ -37,7 +38,7 @@ def test_detect_prints_the_board_json(board_photo, capsys, tmp_path):
     assert main(["detect", path, "--json", "--overlay", overlay]) == 0
     data = json.loads(capsys.readouterr().out)
     assert Board.from_dict(data).same_as(board)
-    assert all(0.8 <= t["confidence"] <= 1 for t in data["tiles"])
+    assert all(CONFIDENT <= t["confidence"] <= 1 for t in data["tiles"])
     drawn = cv2.imread(overlay)
     assert drawn is not None and drawn.shape == cv2.imread(path).shape
     assert np.abs(drawn.astype(int) - cv2.imread(path).astype(int)).sum() > 0

@@ -9,6 +9,7 @@ import pytest
 from tantrix_pi.simulator import legal_board, render
 from tantrix_pi.vision import decode, edges
 from tantrix_pi.vision.config import CONFIG
+from tantrix_pi.vision.detection import CONFIDENT
 from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon
 from tantrix_pi.vision.seen import Seen
 
@@ -34,7 +35,7 @@ def test_every_tile_is_named_with_its_turn(light):
     tiles = decode.decode_tiles(edges.read(image, true_tiles(truth), CONFIG.read), CONFIG.decode, CONFIG.read)
     for t in tiles:
         p = board.get(t.cell)
-        assert (t.reading.tile, t.reading.rot) == (p.tile, p.rot) and t.reading.confidence > 0.8
+        assert (t.reading.tile, t.reading.rot) == (p.tile, p.rot) and t.reading.confidence > CONFIDENT
 
 
 def test_a_tile_cut_by_the_frame_is_not_read():

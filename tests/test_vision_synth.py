@@ -7,7 +7,7 @@ import pytest
 
 from tantrix_pi.simulator import random_board, render
 from tantrix_pi.vision import detect
-from tantrix_pi.vision.detection import COVERED
+from tantrix_pi.vision.detection import CONFIDENT, COVERED
 from tantrix_pi.vision.evaluate import score
 
 
@@ -26,7 +26,7 @@ def test_small_tiles_in_a_large_frame_are_read(case):
     image, _ = render(board, seed=seed, **case)
     det = detect(image)
     assert det.board.same_as(board), (len(det.tiles), len(board), [u.reason for u in det.unreadable])
-    assert all(t.confidence >= 0.8 for t in det.tiles)
+    assert all(t.confidence >= CONFIDENT for t in det.tiles)
 
 
 def test_a_big_board_tilted_through_a_wide_lens_gets_its_true_tile_width():
