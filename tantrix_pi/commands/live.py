@@ -167,7 +167,7 @@ def cmd_demo(args) -> int:
     code = _demo_verdict(out, loop, demo, elapsed)
     if web is not None:
         print(_("demo: the game is over; the page stays at http://localhost:{port}/ until Ctrl-C").format(
-            port=web.port))
+            port=web.port), flush=True)  # said before the wait, also into a pipe or a log file
         try:
             web.thread.join()
         except KeyboardInterrupt:
