@@ -35,6 +35,7 @@ from tantrix_pi.vision.detection import (
     Detection,
     SeenTile,
     Unread,
+    polygon,
 )
 from tantrix_pi.vision.edges import in_frame
 from tantrix_pi.vision.find import share
@@ -77,7 +78,7 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
     a tile that does not matter to a verdict.
     """
     where = (float(t.centre[0]), float(t.centre[1]))
-    corners = tuple((round(float(x), 1), round(float(y), 1)) for x, y in t.hexagon.corners())
+    corners = polygon(t.hexagon.corners())
     c, r = t.colours, t.reading
 
     def said_cut() -> bool:
@@ -223,7 +224,7 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
         elif share(maps, hx, "cover") >= cfg.grid.covered_cell:
             reason = COVERED
         if reason:
-            corners = tuple((round(float(x), 1), round(float(y), 1)) for x, y in hx.corners())
+            corners = polygon(hx.corners())
             out.append(Unread((float(guess[0][0]), float(guess[0][1])), reason, corners_px=corners, cell=cell))
     return out
 

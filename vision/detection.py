@@ -33,6 +33,11 @@ NEAR_BOARD = 1.5
 (a neighbouring cell's centre is one tile width away, the next ring's 1.7 or 2)."""
 
 
+def polygon(points) -> tuple[tuple[float, float], ...]:
+    """Image points as a detection reports them (`corners_px`): pixels to one decimal."""
+    return tuple((round(float(x), 1), round(float(y), 1)) for x, y in points)
+
+
 @dataclass(frozen=True)
 class SeenTile:
     """A tile read on the board: where it is in the image and how sure the reading is (0..1)."""
@@ -50,8 +55,8 @@ class Unread:
 
     center_px: tuple[float, float]
     reason: str
-    """Why, in the detector's English words (constants of `vision.assemble`): `_(reason)` shows it in the
-    referee's language."""
+    """Why, in the detector's English words (the constants above): `_(reason)` shows it in the referee's
+    language."""
     tile: int | None = None
     """The tile number, when it is known (a loose tile that was read)."""
     corners_px: tuple[tuple[float, float], ...] = ()

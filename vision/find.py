@@ -77,13 +77,12 @@ def _peaks(heat: np.ndarray, threshold: float, most: int) -> np.ndarray:
         return np.zeros((0, 2))
     keep = np.argsort(-heat[ys, xs], kind="stable")[:most]
     ys, xs = ys[keep], xs[keep]
-    h, w = heat.shape
     pad = np.pad(heat, 1)
+    dy, dx = np.mgrid[-1:2, -1:2]
     out = []
     for x, y in zip(xs, ys, strict=True):
         patch = pad[y:y + 3, x:x + 3]
         s = patch.sum()
-        dy, dx = np.mgrid[-1:2, -1:2]
         out.append((x + (patch * dx).sum() / s, y + (patch * dy).sum() / s))
     return np.array(out)
 

@@ -17,7 +17,7 @@ import numpy as np
 from tantrix_pi.vision import decode, edges, layout
 from tantrix_pi.vision.assemble import assemble
 from tantrix_pi.vision.config import CONFIG, Config
-from tantrix_pi.vision.detection import Detection
+from tantrix_pi.vision.detection import Detection, polygon
 from tantrix_pi.vision.find import find_tiles
 from tantrix_pi.vision.network import TileNetwork, shipped
 
@@ -85,7 +85,7 @@ def _in_raw_pixels(det: Detection, to_raw) -> Detection:
         return (float(x), float(y))
 
     def poly(c):
-        return tuple((round(float(x), 1), round(float(y), 1)) for x, y in to_raw(np.array(c))) if c else ()
+        return polygon(to_raw(np.array(c))) if c else ()
 
     det.tiles = [replace(t, center_px=pt(t.center_px), corners_px=poly(t.corners_px)) for t in det.tiles]
     for name in ("unreadable", "loose", "face_down"):
