@@ -71,6 +71,18 @@ def test_a_row_of_loose_tiles_does_not_pass_for_the_board():
     assert det.board.same_as(BOARD)
 
 
+def test_tiles_in_a_hand_zone_are_a_hand_never_the_board():
+    hand = [Apart(n, (110 + 100 * i, 640), 25.0 * i) for i, n in enumerate([4, 9, 17, 25, 33, 41])]
+    zone = np.array([[40, 580], [760, 580], [760, 700], [40, 700]])
+    empty = photo(Board(), size=(800, 700), seed=5, apart=hand)
+    assert detect(empty).tiles, "without the zone one hand tile passes for a board of one"
+    det = detect(empty, zones=[zone])
+    assert det.tiles == [] and sorted(u.tile for u in det.loose) == [4, 9, 17, 25, 33, 41]
+    one = Board([BOARD[next(iter(BOARD.cells))]])
+    det = detect(photo(one, size=(800, 700), seed=5, apart=hand), zones=[zone])
+    assert det.board.same_as(one) and sorted(u.tile for u in det.loose) == [4, 9, 17, 25, 33, 41]
+
+
 def test_json_has_the_board_and_the_extras():
     det = detect(photo(seed=2))
     data = det.to_dict()

@@ -41,7 +41,7 @@ from tantrix_pi.vision.edges import in_frame
 from tantrix_pi.vision.find import share
 from tantrix_pi.vision.hexagon import Hexagon
 from tantrix_pi.vision.network import Maps
-from tantrix_pi.vision.seen import Seen
+from tantrix_pi.vision.seen import HELD, Seen
 
 
 def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config) -> Detection:
@@ -124,7 +124,7 @@ def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
     dark table in a dim room) are not doubted as a board."""
     middle = np.array([shape[1] / 2, shape[0] / 2])
     best, best_key = -1, None
-    for g in sorted({t.group for t in tiles}):
+    for g in sorted({t.group for t in tiles} - {HELD}):
         mine = [t for t in tiles if t.group == g]
         conf = [t.reading.confidence for t in mine if t.reading is not None]
         tiles_read = sum(c >= cfg.assemble.reads_as_tile for c in conf)

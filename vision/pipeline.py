@@ -8,6 +8,7 @@ full-resolution photo. Every tuning number is in `config.CONFIG`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -20,28 +21,45 @@ from tantrix_pi.vision.config import CONFIG, Config
 from tantrix_pi.vision.detection import Detection, polygon
 from tantrix_pi.vision.find import find_tiles
 from tantrix_pi.vision.network import TileNetwork, shipped
+from tantrix_pi.vision.seen import HELD
 
 
-def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: TileNetwork | None = None
-           ) -> Detection:
+def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: TileNetwork | None = None,
+           zones: Sequence[np.ndarray] = ()) -> Detection:
     """Read the board (and loose, face-down, unreadable tiles) in a BGR photo of the table.
 
     With a calibration profile (`calibration.Profile`) the photo is white-balanced, then rectified to a
     top view of the table (or only undistorted), and every position is reported in raw photo pixels.
+    `zones`: polygons (N x 2 raw photo pixels) where tiles lie apart from the board, the players' hands: a
+    tile whose centre lies in one is never taken for the board, and is reported loose or face down.
     """
     image = _as_bgr(image)
     network = network or shipped()
     if profile is None:
-        return _detect(image, config, network)
+        return _detect(image, config, network, _held_by(zones, None))
     t = time.perf_counter()
     view, to_raw = calibrated_view(image, profile)
     prepared = time.perf_counter() - t
-    det = _detect(view, config, network)
+    det = _detect(view, config, network, _held_by(zones, to_raw))
     det.timings = {"calibration": prepared, **det.timings}
     return _in_raw_pixels(det, to_raw) if to_raw is not None else det
 
 
-def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork) -> Detection:
+def _held_by(zones: Sequence[np.ndarray], to_raw) -> Callable[[tuple[float, float]], bool]:
+    """Whether a point of the detector's view lies in one of the hand zones (given in raw photo pixels)."""
+    polygons = [np.asarray(z, np.float32).reshape(-1, 1, 2) for z in zones]
+
+    def held(point: tuple[float, float]) -> bool:
+        if not polygons:
+            return False
+        x, y = to_raw(np.array([point], np.float64))[0] if to_raw is not None else point
+        return any(cv2.pointPolygonTest(z, (float(x), float(y)), False) >= 0 for z in polygons)
+
+    return held
+
+
+def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
+            held: Callable[[tuple[float, float]], bool] = lambda _point: False) -> Detection:
     timings: dict[str, float] = {}
 
     @contextmanager
@@ -53,7 +71,9 @@ def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork) -> Detection:
     with stage("find_tiles"):
         tiles, maps = find_tiles(photo, network, cfg.find)
     with stage("grid"):
-        tiles = layout.join_split(layout.place(tiles, cfg.grid), cfg.grid)
+        apart = [replace(t, group=HELD) for t in tiles if held(t.centre)]
+        tiles = layout.join_split(layout.place([t for t in tiles if not held(t.centre)], cfg.grid), cfg.grid)
+        tiles += apart
     with stage("read_edges"):
         tiles = edges.read(photo, tiles, cfg.read)
     with stage("decode"):

@@ -41,6 +41,10 @@ class Colours:
         return int((self.coloured > 0.5).sum())
 
 
+HELD = -3
+"""The `group` of a tile lying in a player's hand zone: never part of the board."""
+
+
 @dataclass(frozen=True)
 class Seen:
     """One tile found in the photo.
