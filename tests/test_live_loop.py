@@ -257,8 +257,8 @@ def test_free_play_judges_only_the_golden_rule(tmp_path, mode):
 
 
 def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
-    from tantrix_pi.game import record_from_dict, replay_game
     from tantrix_pi.live.recording import load_record, placements, turn_ends
+    from tantrix_pi.record import from_dict, replay
 
     rec = load_record()
     moves = placements(rec)
@@ -277,7 +277,7 @@ def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
     # with the players' end-of-turn presses, every placement is credited as in the record
     who = [e.data["player"] for e in sink.events if e.kind == "placed"]
     assert who == [m["player"][0].upper() for m in rec["moves"] if not m.get("end_turn")]
-    engine, _ = replay_game(record_from_dict(rec))
+    engine, _ = replay(from_dict(rec))
     over, result = sink.events[-1], engine.outcome()
     assert over.data["winners"] == list(result.winners) and over.data["termination"] == "all-placed"
     assert over.data["scores"] == result.player_scores and over.text == engine.result()
@@ -376,11 +376,11 @@ def test_an_unsure_tile_is_never_judged(tmp_path):
 
 
 def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake():
-    from tantrix_pi.game import record_from_dict, replay_game
     from tantrix_pi.live.demo import Demo
     from tantrix_pi.live.recording import load_record
+    from tantrix_pi.record import from_dict, replay
 
-    game, _ = replay_game(record_from_dict(load_record()))  # raises on any illegal move
+    game, _ = replay(from_dict(load_record()))  # raises on any illegal move
     assert len(game.board) == 56 and game.outcome().winners
     demo = Demo.bundled()
     assert demo.moves == [m.placement for m in game.moves]

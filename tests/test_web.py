@@ -96,7 +96,7 @@ def played(tmp_path_factory):
 
 
 def test_api_state_is_the_referees_game(played):
-    from tantrix_pi.game import record_from_dict, replay_game
+    from tantrix_pi.record import from_dict, replay
 
     loop, hub, memory, rec = played
     with TestClient(make_app(Site(hub, loop.store.path))) as client:
@@ -104,7 +104,7 @@ def test_api_state_is_the_referees_game(played):
     board = Board.from_dict(state["board"])
     assert state["board"]["format"] == "tantrix-board/1" and board == loop.store.board(loop.game)
     assert len(board) == 56 and tiles_of(state["svg"]) == sorted((p.tile, p.q, p.r, p.rot) for p in board)
-    engine, _ = replay_game(record_from_dict(rec))
+    engine, _ = replay(from_dict(rec))
     assert state["scores"] == {p: s.score for p, s in engine.scores().items()}
     assert state["over"] and state["winners"] == list(engine.outcome().winners) and state["bag_empty"]
     assert state["mode"] == "game" and state["players"] == ["R", "Y"] and state["turn"] in ("R", "Y")
