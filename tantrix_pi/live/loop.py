@@ -18,7 +18,7 @@ from tantrix_pi import i18n
 from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.i18n import _, ngettext
 from tantrix_pi.live.gate import MotionGate
-from tantrix_pi.live.referee import Referee, Ruling, Setup, new_game_event
+from tantrix_pi.live.referee import Referee, Ruling, Setup, forced_data, new_game_event
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store, WriteError
@@ -107,7 +107,8 @@ class LiveLoop:
     def _load_game(self) -> None:
         board = self.store.board(self.game)
         ends = [e.data["after"] for e in self.store.events(self.game) if e.kind == "end_turn"]
-        self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game), ends)
+        self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game),
+                               self.store.state(self.game), ends)
         self.tracker = Tracker(board, self.stable_frames, self.min_confidence)
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
@@ -146,7 +147,8 @@ class LiveLoop:
             return
         stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
         if stored:
-            self._save(lambda game=self.game: self.store.log_events(game, stored))
+            state = self.referee.state()
+            self._save(lambda game=self.game: self.store.log_events(game, stored, state))
         self._say(out.events, out)
 
     def _new_game(self, setup: Setup) -> Ruling:
@@ -390,8 +392,9 @@ class LiveLoop:
             self.reference = self.gate.prev  # the table as committed, in today's light
         if isinstance(result, Commit):
             out = self.referee.commit(result)
+            state = self.referee.state()
             self._save(lambda game=self.game: self.store.commit(game, result.board, out.added, out.removed,
-                                                                out.events))
+                                                                out.events, state))
             self.stats.commits += 1
             self.stats.frame_index_of_commit.append(self.stats.frames - 1)
             self._say(out.events, out)
@@ -454,10 +457,7 @@ class LiveLoop:
         ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
         forced = next((e.data["spaces"] for e in events if e.kind == "forced"), None)
         if forced is None:
-            from tantrix_pi import rules
-
-            forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
-                      for f in rules.forced_space_report(ref.board)]
+            forced = forced_data(ref.forced())
         scores = ref.scores()
         last = out.added[-1].placement if out and out.added else ref.moves[-1].placement if ref.moves else None
         doubted = list(self.tracker.announced_unsure[0]) if self.tracker.announced_unsure else []
