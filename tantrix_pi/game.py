@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import EXIT_NO, TantrixError
@@ -135,6 +136,8 @@ class Judged:
     fill: bool
     passing: bool
     violations: tuple[Violation, ...]
+    drawn: bool = False
+    """The tile is one the mover drew since their hand was last seen (`Game.check(..., unseen=True)`)."""
 
     @property
     def legal(self) -> bool:
@@ -143,18 +146,32 @@ class Judged:
 
 @dataclass(frozen=True)
 class Announcement:
-    """What the referee says after a placement was accepted."""
+    """What the referee says after a placement was accepted (its forced spaces and words made when asked for)."""
 
     move: Move
     turn_passed: bool
     """This placement began the mover's turn (the previous player's turn ended with it)."""
-    forced: tuple[ForcedSpace, ...]
+    board: Board
+    """The board just after the placement."""
     bag: int
     bag_emptied: bool
     over: bool
     to_move: str
     """Whose turn it is now (still the mover until their turn ends)."""
-    messages: tuple[str, ...]
+    closing: tuple[str, ...]
+    """The lines said after the forced spaces: the bag, the result, who plays."""
+
+    @cached_property
+    def forced(self) -> tuple[ForcedSpace, ...]:
+        return tuple(forced_space_report(self.board))
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        p = self.move.placement
+        said = (_("{player}: tile {tile} at {cell} turn {rot} fills a forced space") if self.move.fill
+                else _("{player}: tile {tile} at {cell} turn {rot} (free move)"))
+        return (said.format(player=player_name(self.move.player), tile=p.tile, cell=fmt(p.cell), rot=p.rot),
+                *(forced_space_text(f) for f in self.forced), *self.closing)
 
     def __str__(self) -> str:
         return "\n".join(self.messages)
@@ -334,19 +351,26 @@ class Game:
         if held is None:
             raise GameError(_("{player}'s hand is not known: a draw cannot be followed").format(
                 player=player_name(player)))
-        facts = {"player": player_name(player), "tile": tile}
-        in_play = len(self.board) + sum(len(h) if h is not None else self.hand_size(p) for p, h in self.hands.items())
-        if in_play >= len(ALL_NUMBERS):
-            raise GameError(_("{player} cannot draw tile {tile}: the bag is empty").format(**facts))
-        if len(held) >= HAND_SIZE:
-            raise GameError(_("{player} cannot draw tile {tile}: the hand already holds six").format(**facts))
-        if tile in self.board.tiles or self.holder(tile) is not None:
-            raise GameError(_("{player} cannot draw tile {tile}: it is in play").format(**facts))
+        refusal = self._cannot_draw(player, tile)
+        if refusal:
+            raise GameError(refusal)
         if not self.moves:
             self.set_hand(player, held | {tile})
             return
         held.add(tile)
         self.events.append(Draw(player, tile))
+
+    def _cannot_draw(self, player: str, tile: int) -> str | None:
+        """Why `player` (hand known) cannot draw `tile` now, or None."""
+        facts = {"player": player_name(player), "tile": tile}
+        in_play = len(self.board) + sum(len(h) if h is not None else self.hand_size(p) for p, h in self.hands.items())
+        if in_play >= len(ALL_NUMBERS):
+            return _("{player} cannot draw tile {tile}: the bag is empty").format(**facts)
+        if len(self.hands[player]) >= HAND_SIZE:
+            return _("{player} cannot draw tile {tile}: the hand already holds six").format(**facts)
+        if tile in self.board.tiles or self.holder(tile) is not None:
+            return _("{player} cannot draw tile {tile}: it is in play").format(**facts)
+        return None
 
     def holder(self, tile: int) -> str | None:
         """The player whose known hand holds `tile`, if any."""
@@ -379,9 +403,12 @@ class Game:
         return legal
 
     # -- play ----------------------------------------------------------------------------------
-    def check(self, placement: Placement, player: str | None = None) -> Judged:
+    def check(self, placement: Placement, player: str | None = None, unseen: bool = False) -> Judged:
         """What `placement` by `player` would be, changing nothing. Without a player it is the one whose known hand
-        holds the tile, else whoever's turn it is (a second free move passes the turn)."""
+        holds the tile, else whoever's turn it is (a second free move passes the turn).
+
+        `unseen`: the hands were last seen a moment ago (a live referee's camera): a tile from the bag that the mover
+        places while their hand is short of six is the tile they drew since, not a tile they do not hold."""
         p = placement
         if len(self.board) == len(ALL_NUMBERS):
             return Judged(p, self.turn, False, False,
@@ -412,8 +439,11 @@ class Game:
         mover = nxt if passing else current
         violations += why_illegal(self.board, p, self.bag_empty)
         held = self.hands[mover]
+        drawn = False
         if held is not None:
-            if p.tile not in held:
+            if p.tile not in held and unseen and len(held) < self.hand_size(mover):
+                drawn = self._cannot_draw(mover, p.tile) is None
+            if p.tile not in held and not drawn:
                 violations.append(Violation(NOT_IN_HAND, _("tile {tile} is not in {player}'s hand").format(
                     tile=p.tile, player=player_name(mover))))
             if not fill:
@@ -421,18 +451,20 @@ class Game:
                     "{player} holds tile {tile}, which fits forced space {letter} at {cell}: fill it first").format(
                     player=player_name(mover), tile=q.tile, letter=space.letter, cell=fmt(space.cell)), (space.cell,))
                     for q, space in self.obligations(mover)]
-        return Judged(p, mover, fill, passing, tuple(violations))
+        return Judged(p, mover, fill, passing, tuple(violations), drawn)
 
-    def push(self, placement: Placement, player: str | None = None) -> Announcement:
-        """Play `placement` (by `player`, as `check` decides without one); return the announcement, or raise
-        IllegalMove with every violation, leaving the game as it was."""
-        judged = self.check(placement, player)
+    def push(self, placement: Placement, player: str | None = None, unseen: bool = False) -> Announcement:
+        """Play `placement` (by `player`, as `check` decides without one; `unseen` as for `check`); return the
+        announcement, or raise IllegalMove with every violation, leaving the game as it was."""
+        judged = self.check(placement, player, unseen)
         if judged.violations:
             raise IllegalMove(judged.violations, placement)
         return self._play(judged)
 
     def _play(self, judged: Judged) -> Announcement:
         p, mover = judged.placement, judged.player
+        if judged.drawn:
+            self.draw(mover, p.tile)
         was_empty = self.bag_empty
         self._snapshot()
         self.board.place(p)
@@ -513,13 +545,8 @@ class Game:
                 for q, space in self.obligations(player)]
 
     def _announce(self, move: Move, passing: bool, emptied: bool, out_of_tiles: bool) -> Announcement:
-        p = move.placement
         who = player_name(move.player)
-        forced = tuple(forced_space_report(self.board))
-        said = (_("{player}: tile {tile} at {cell} turn {rot} fills a forced space") if move.fill
-                else _("{player}: tile {tile} at {cell} turn {rot} (free move)"))
-        lines = [said.format(player=who, tile=p.tile, cell=fmt(p.cell), rot=p.rot)]
-        lines += [forced_space_text(f) for f in forced]
+        lines = []
         if emptied:
             lines.append(_("the bag is empty: the restrictions no longer apply"))
         over = len(self.board) == len(ALL_NUMBERS)
@@ -531,7 +558,7 @@ class Game:
         elif self._free_done:
             nxt = player_name(self.next_player)
             lines.append(_("{player} may fill forced spaces, then {next} plays").format(player=who, next=nxt)
-                         if forced else _("{next} to play").format(next=nxt))
+                         if forced_spaces(self.board) else _("{next} to play").format(next=nxt))
         else:
             lines.append(_("{player}'s free move next").format(player=who))
-        return Announcement(move, passing, forced, self.bag, emptied, over, self.turn, tuple(lines))
+        return Announcement(move, passing, self.board.copy(), self.bag, emptied, over, self.turn, tuple(lines))

@@ -10,7 +10,7 @@ and build it again after a restart or a correction.
 from __future__ import annotations
 
 from tantrix_pi.board import Board, Placement, placement_from_dict
-from tantrix_pi.game import Draw, EndTurn, Game, GameError, Hand, IllegalMove, Move
+from tantrix_pi.game import Announcement, Draw, EndTurn, Game, GameError, Hand, IllegalMove, Move
 from tantrix_pi.record import entry, event_of
 from tantrix_pi.rules import CELL_OCCUPIED, GOLDEN_RULE, TILE_PLACED, Violation, why_illegal
 from tantrix_pi.solitaire import Solitaire, ToDraw
@@ -29,8 +29,8 @@ class Engine:
         """Every reason `p` may not be played now, and the player it would be (None outside a game)."""
         raise NotImplementedError
 
-    def push(self, p: Placement) -> None:
-        """Play `p` (judged legal); IllegalMove otherwise, changing nothing."""
+    def push(self, p: Placement) -> Announcement | None:
+        """Play `p` (judged legal); IllegalMove otherwise, changing nothing. A game says what it was."""
         raise NotImplementedError
 
     def pop(self) -> Placement:
@@ -64,8 +64,8 @@ class GameEngine(Engine):
         judged = self.game.check(p)
         return list(judged.violations), judged.player
 
-    def push(self, p: Placement) -> None:
-        self.game.push(p)
+    def push(self, p: Placement) -> Announcement:
+        return self.game.push(p)
 
     def pop(self) -> Placement:
         return self.game.pop()

@@ -227,40 +227,40 @@ class Referee:
         return (1, -order.index(p)) if p in order else (0, 0)
 
     def _lay_order(self, laid: list[Placement]) -> list[Placement]:
-        """Tiles coming back to where they were accepted first, then the new ones in an order in which the rules
-        accept as many as possible (fills before the free move, then top to bottom), found by trying orders on
-        the engine itself."""
+        """Tiles coming back to where they were accepted first, then the new ones in the order players most likely
+        laid them: the rules accepting as many as possible, with as few turns passing and as many forced spaces
+        filled as can be (then fills first and top to bottom), found by trying orders on the engine itself."""
         back = [p for p in laid if self.accepted.get(p.cell) == p]
         new = sorted((p for p in laid if p not in back and p.tile not in self.accepted.tiles),
                      key=lambda p: (self.accepted.occupied_neighbours(p.cell) < rules.FORCED_NEIGHBOURS, p.r, p.q))
         displaced = [p for p in laid if p not in back and p not in new]
         budget = [SEARCH_BUDGET]
 
-        def best(todo: list[Placement]) -> list[Placement]:
-            """The longest run of `todo` the engine accepts in turn, from the engine as it stands."""
-            found: list[Placement] = []
+        def best(todo: list[Placement]) -> tuple[tuple[int, int, int], list[Placement]]:
+            """The best-liked run of `todo` the engine accepts in turn, from the engine as it stands."""
+            found: tuple[tuple[int, int, int], list[Placement]] = ((0, 0, 0), [])
             for p in todo:
                 if budget[0] <= 0:
                     break
                 budget[0] -= 1
                 try:
-                    self.engine.push(p)
+                    said = self.engine.push(p)
                 except IllegalMove:
                     continue
                 try:
-                    run = [p, *best([q for q in todo if q is not p])]
+                    (n, passes, fills), run = best([q for q in todo if q is not p])
                 finally:
                     self.engine.pop()
-                if len(run) > len(found):
-                    found = run
-                if len(found) == len(todo):
+                key = (n + 1, passes - bool(said and said.turn_passed), fills + bool(said and said.move.fill))
+                if key > found[0]:
+                    found = (key, [p, *run])
+                if key == (len(todo), 0, len(todo)):
                     break
             return found
 
-        if self.solo is not None:
-            draws = list(self.engine.draws)
-        order = best(new)
-        if self.solo is not None:
+        draws = list(self.engine.draws) if self.solo is not None else None
+        _, order = best(new)
+        if draws is not None:
             self.engine.draws = draws
         return back + order + [p for p in new if p not in order] + displaced
 
