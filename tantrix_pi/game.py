@@ -351,7 +351,7 @@ class Game:
         if held is None:
             raise GameError(_("{player}'s hand is not known: a draw cannot be followed").format(
                 player=player_name(player)))
-        refusal = self._cannot_draw(player, tile)
+        refusal = self.cannot_draw(player, tile)
         if refusal:
             raise GameError(refusal)
         if not self.moves:
@@ -360,8 +360,8 @@ class Game:
         held.add(tile)
         self.events.append(Draw(player, tile))
 
-    def _cannot_draw(self, player: str, tile: int) -> str | None:
-        """Why `player` (hand known) cannot draw `tile` now, or None."""
+    def cannot_draw(self, player: str, tile: int) -> str | None:
+        """Why `player` (hand known) cannot draw `tile` now, or None when they can."""
         facts = {"player": player_name(player), "tile": tile}
         in_play = len(self.board) + sum(len(h) if h is not None else self.hand_size(p) for p, h in self.hands.items())
         if in_play >= len(ALL_NUMBERS):
@@ -383,15 +383,20 @@ class Game:
 
     def obligations(self, player: str) -> list[tuple[Placement, ForcedSpace]]:
         """Forced spaces `player` must fill now: one legal placement from their hand for each (hand known)."""
+        return [(fills[0], space) for space, fills in self.owed(player)]
+
+    def owed(self, player: str) -> list[tuple[ForcedSpace, list[Placement]]]:
+        """Each forced space `player` could fill now, with one legal placement of every held tile that fits it."""
         held = self.hands[player]
         if not held:
             return []
         out = []
         for space in forced_space_report(self.board, held):
-            for p in fits(self.board, space.cell, held):
-                if not why_illegal(self.board, p, self.bag_empty):
-                    out.append((p, space))
-                    break
+            fills = [q for t in space.fits
+                     if (q := next((q for q in fits(self.board, space.cell, [t])
+                                    if not why_illegal(self.board, q, self.bag_empty)), None)) is not None]
+            if fills:
+                out.append((space, fills))
         return out
 
     def legal_moves(self) -> list[Placement]:
@@ -419,7 +424,7 @@ class Game:
         violations: list[Violation] = []
         if player is None:
             passing = self._free_done and not fill
-        elif player == current:
+        elif player == current and not (nxt == current and self.turn_done()):  # else: alone with tiles, a new turn
             passing = False
             if self._free_done and not fill:
                 violations.append(Violation(TURN_ORDER, _(
@@ -442,7 +447,7 @@ class Game:
         drawn = False
         if held is not None:
             if p.tile not in held and unseen and len(held) < self.hand_size(mover):
-                drawn = self._cannot_draw(mover, p.tile) is None
+                drawn = self.cannot_draw(mover, p.tile) is None
             if p.tile not in held and not drawn:
                 violations.append(Violation(NOT_IN_HAND, _("tile {tile} is not in {player}'s hand").format(
                     tile=p.tile, player=player_name(mover))))
@@ -463,10 +468,10 @@ class Game:
 
     def _play(self, judged: Judged) -> Announcement:
         p, mover = judged.placement, judged.player
+        was_empty = self.bag_empty
+        self._snapshot()  # before the unseen draw, so that pop() takes that back too
         if judged.drawn:
             self.draw(mover, p.tile)
-        was_empty = self.bag_empty
-        self._snapshot()
         self.board.place(p)
         if self.hands[mover] is not None:
             self.hands[mover].discard(p.tile)
@@ -506,12 +511,13 @@ class Game:
         """Undo the last placement (and any draw or end of turn after it); return it."""
         while self._history:
             state = self._history.pop()
-            event = self.events[state.events]
+            undone = self.events[state.events:]
             del self.events[state.events:]
             self._turn, self._free_done, self.hands = state.turn, state.free_done, state.hands
-            if isinstance(event, Move):
-                self.board.remove(event.placement.cell)
-                return event.placement
+            move = next((e for e in undone if isinstance(e, Move)), None)
+            if move is not None:
+                self.board.remove(move.placement.cell)
+                return move.placement
         raise IndexError("no placement to undo")
 
     # -- helpers -------------------------------------------------------------------------------

@@ -18,19 +18,26 @@ from live_fakes import seen
 
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.game import EndTurn, Game, Move
+from tantrix_pi.game import Draw, EndTurn, Game, Hand, Move
+from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.referee import Referee, Setup
 from tantrix_pi.live.store import Event
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
 from tantrix_pi.selfplay import random_game
-from tantrix_pi.vision.detection import COVERED, Unread
+from tantrix_pi.vision.detection import COVERED, FACE_DOWN_APART, LOOSE, Unread
 
 STABLE = 3
 SLIPS = ("illegal_back", "illegal_moved", "turned", "two_in_one", "nudge", "old_off_and_back", "hand_over",
          "misread", "lamp")
-MOVE_KINDS = ("placed",)
-BOARD_KINDS = ("forced", "scores", "bag_empty", "game_over")
-"""Events that follow from the board itself: they come with moves, never on their own."""
+HAND_SLIPS = ("zone_covered", "zone_face_down")
+"""Slips of the hands in view: a hand over a seat's zone for a while, a tile in a zone turned over."""
+BOARD_KINDS = ("forced", "scores", "bag_empty", "game_over", "to_play", "must_fill")
+"""Events that follow from the board and the hands themselves: they come with moves, never on their own."""
+SIZE = (10_000, 1_000)
+"""The frame the zones are fractions of (the fake detections' board lies left of x = 2000)."""
+ZONES = {c: ((0.5 + 0.1 * i, 0.0), (0.59 + 0.1 * i, 0.0), (0.59 + 0.1 * i, 1.0), (0.5 + 0.1 * i, 1.0))
+         for i, c in enumerate("RYGB")}
+"""One zone per seat, apart from the board."""
 
 
 @dataclass
@@ -47,6 +54,12 @@ class Shot:
     transform: tuple[int, int, int] = (0, 0, 0)
     changed: float = 0.0
     """Tile areas of the picture that differ from the table as last committed."""
+    zones: dict | None = None
+    """The tiles lying in each seat's zone (None: no zones in view)."""
+    zone_hidden: frozenset = frozenset()
+    """Tiles in the zones that a hand hides."""
+    zone_face_down: frozenset = frozenset()
+    """Tiles in the zones lying face down."""
     seen: object = None
     """The detection of this shot, made once."""
 
@@ -93,24 +106,38 @@ def plus(board: Board, *placements: Placement) -> Board:
     return out
 
 
-def table_script(ref: Game, rng: random.Random, slips: int, presses: bool = True) -> list[Segment]:
+def table_script(ref: Game, rng: random.Random, slips: int, presses: bool = True, hands: bool = False
+                 ) -> list[Segment]:
     """The segments of the reference game played at the table, `slips` of its moves with a slip; an end of turn in
-    the reference is a button press when `presses` (the referee without hands cannot see turns end otherwise)."""
-    events = [e for e in ref.events if isinstance(e, Move | EndTurn)]
+    the reference is a button press when `presses` (the referee without hands cannot see turns end otherwise);
+    with `hands`, each seat's zone shows its hand, the tile drawn after a placement coming with it."""
+    events = [e for e in ref.events if not isinstance(e, Draw)]
+    draws_after = {}  # the tiles drawn right after each placement
+    last = None
+    for e in ref.events:
+        if isinstance(e, Move):
+            last = e.placement
+        elif isinstance(e, Draw):
+            draws_after.setdefault(last, []).append(e)
     n_moves = sum(isinstance(e, Move) for e in events)
     at = set(rng.sample(range(1, n_moves), min(slips, n_moves - 1))) if n_moves > 1 else set()
     board, blind = Board(), Game(ref.players)  # the table and the game before each move, hands unknown
+    held = {p: set() for p in ref.players}
     out: list[Segment] = [Segment("empty", still(board))]
+    kinds = SLIPS + (HAND_SLIPS if hands else ())
     i = k = 0
     while i < len(events):
         e = events[i]
         i += 1
+        if isinstance(e, Hand):
+            held[e.player] = set(e.tiles)
+            continue
         if isinstance(e, EndTurn):
             blind.end_turn(e.player)
             if presses:
                 out.append(Segment("press", [Shot(press=True)]))
             continue
-        slip = rng.choice(SLIPS) if k in at else None
+        slip = rng.choice(kinds) if k in at else None
         k += 1
         moves = [e]
         if slip == "two_in_one":
@@ -120,14 +147,55 @@ def table_script(ref: Game, rng: random.Random, slips: int, presses: bool = True
                 k += 1
             else:
                 slip = "nudge"
-        if slip is None:
-            out.append(Segment("move", hand(board) + still(plus(board, e.placement)), move=e.placement))
+        if slip is None or slip in HAND_SLIPS:
+            segs = [Segment("move", hand(board) + still(plus(board, e.placement)), move=e.placement)]
         else:
-            out += _slip(slip, board, blind, [m.placement for m in moves], rng)
+            segs = _slip(slip, board, blind, [m.placement for m in moves], rng)
+        drawn = [(d, m.placement) for m in moves for d in draws_after.get(m.placement, ())]
+        if hands:
+            for seg in segs:
+                _show_hands(seg, held, drawn)
+            if slip in HAND_SLIPS:
+                segs.append(_hand_slip(slip, segs[-1].shots[-1], moves[0].player, rng))
+        out += segs
         for m in moves:
             board = plus(board, m.placement)
             blind.push(m.placement, m.player)
+            held[m.player].discard(m.placement.tile)
+        for d, _p in drawn:
+            held[d.player].add(d.tile)
+    if hands:
+        _show_hands(out[0], held={p: set(h) for p, h in _dealt(ref).items()}, drawn=[])
     return out
+
+
+def _dealt(ref: Game) -> dict[str, set[int]]:
+    return {p: set(t) for p, t in ref.dealt.items()}
+
+
+def _show_hands(seg: Segment, held: dict[str, set[int]], drawn: list) -> None:
+    """Each still shot of `seg` shows every hand: as held before the segment's moves, with the tiles drawn after
+    a move once that move lies on the table, less the tiles lying on the table."""
+    for shot in seg.shots:
+        if shot.board is None:
+            continue
+        zones = {p: set(h) for p, h in held.items()}
+        for d, placed in drawn:
+            if shot.board.get(placed.cell) == placed:
+                zones[d.player].add(d.tile)
+        shot.zones = {p: frozenset(h - shot.board.tiles) for p, h in zones.items()}
+
+
+def _hand_slip(slip: str, last: Shot, player: str, rng: random.Random) -> Segment:
+    """After a move: a hand resting over the mover's zone, or one of its tiles turned over, for a while."""
+    tiles = sorted(last.zones[player])
+    if not tiles:
+        return Segment(slip, [])
+    some = frozenset(rng.sample(tiles, rng.randint(1, len(tiles)) if slip == "zone_covered" else 1))
+    kw = {"zone_hidden": some} if slip == "zone_covered" else {"zone_face_down": some}
+    odd = Shot(last.board.copy(), zones=last.zones, **kw)
+    return Segment(slip, hand(last.board) + [odd] * rng.randint(STABLE, 12) + hand(last.board)
+                   + [Shot(last.board.copy(), zones=last.zones)] * (STABLE + 1))
 
 
 def _slip(slip: str, board: Board, game: Game, moves: list[Placement], rng: random.Random) -> list[Segment]:
@@ -211,22 +279,39 @@ def _detection(shot: Shot):
     k, dq, dr = shot.transform
     det.unreadable += [Unread((0.0, 0.0), COVERED, cell=Placement(1, c[0], c[1], 0).transformed(k, dq, dr).cell)
                        for c in sorted(shot.hidden)]
+    for player, tiles in (shot.zones or {}).items():
+        x0 = SIZE[0] * ZONES[player][0][0]
+        for j, t in enumerate(sorted(tiles - shot.zone_hidden)):
+            where = (x0 + 60.0 + 120 * j, 500.0)
+            if t in shot.zone_face_down:
+                det.face_down.append(Unread(where, FACE_DOWN_APART))
+            else:
+                det.loose.append(Unread(where, LOOSE, t))
     return det
 
 
-def referee_sees(segments: list[Segment], setup: Setup) -> tuple[Referee, Tracker]:
-    """Feed every shot through a tracker and a referee as the live loop does; each segment gets its events."""
-    tracker, referee = Tracker(stable_frames=STABLE), Referee(setup)
+def referee_sees(segments: list[Segment], setup: Setup, hands: bool = False) -> tuple[Referee, Tracker]:
+    """Feed every shot through a tracker, a hand watch when `hands`, and a referee as the live loop does; each
+    segment gets its events."""
+    tracker, referee = Tracker(stable_frames=STABLE), Referee(setup, hands_in_view=hands)
+    watch = HandWatch({p: ZONES[p] for p in setup.players}, STABLE) if hands else None
     for seg in segments:
         for shot in seg.shots:
             if shot.press:
                 seg.events += referee.end_turn().events
-            elif shot.motion:
+                continue
+            if shot.motion:
                 tracker.motion()
-            else:
-                result = tracker.observe(detection(shot), shot.changed)
-                if isinstance(result, Commit):
-                    seg.events += referee.commit(result).events
-                elif isinstance(result, Unsure):
-                    seg.events += referee.unsure(result).events
+                if watch:
+                    watch.motion()
+                continue
+            det = detection(shot)
+            sightings = watch.observe(det, SIZE) if watch else []
+            if sightings:  # the hands first: a tile drawn after one laid is then known when that one is judged
+                seg.events += referee.hands(sightings).events
+            result = tracker.observe(det, shot.changed)
+            if isinstance(result, Commit):
+                seg.events += referee.commit(result).events
+            elif isinstance(result, Unsure):
+                seg.events += referee.unsure(result).events
     return referee, tracker

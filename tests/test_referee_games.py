@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from table_play import BOARD_KINDS, SLIPS, referee_sees, reference_game, table_script
+from table_play import BOARD_KINDS, HAND_SLIPS, SLIPS, referee_sees, reference_game, table_script
 
 from tantrix_pi.game import EndTurn, Game, Move
 from tantrix_pi.live.referee import Setup
@@ -27,7 +27,7 @@ def replay_blind(ref: Game) -> Game:
     return game
 
 
-def faults(segments, referee, ref: Game) -> list[str]:
+def faults(segments, referee, ref: Game, hands: bool) -> list[str]:
     """Everything that breaks what must hold, as sentences (empty: all held)."""
     out = []
     for n, seg in enumerate(segments):
@@ -44,11 +44,16 @@ def faults(segments, referee, ref: Game) -> list[str]:
         if len(said) - len(wanted) > seg.extra:
             out.append(f"segment {n} ({seg.kind}): {len(said) - len(wanted)} announcements beyond the moves "
                        f"(at most {seg.extra}): {[e.text for e in said]}")
-    blind = replay_blind(ref)
+    blind = ref if hands else replay_blind(ref)
     game = referee.game
     if game.board != blind.board or referee.board != blind.board:
         out.append("the final board differs from the reference")
-    if (game.turn, game.free_move_made) != (blind.turn, blind.free_move_made):
+    if hands:
+        if game.to_play != blind.to_play:
+            out.append(f"{game.to_play} to play, in the reference {blind.to_play}")
+        if game.hands != blind.hands:
+            out.append(f"hands {game.hands}, in the reference {blind.hands}")
+    elif (game.turn, game.free_move_made) != (blind.turn, blind.free_move_made):
         out.append(f"turn {game.turn}/{game.free_move_made}, reference {blind.turn}/{blind.free_move_made}")
     if sorted((m.player, m.placement) for m in game.moves) != sorted((m.player, m.placement) for m in blind.moves):
         out.append("the moves or who made them differ from the reference")
@@ -58,15 +63,17 @@ def faults(segments, referee, ref: Game) -> list[str]:
 
 
 def play(seed: int) -> tuple[list[str], dict[str, int]]:
+    """One random game: every other seed with the hands in view (no end-of-turn presses then)."""
     rng = random.Random(seed)
+    hands = seed % 2 == 1
     players = rng.choice([2, 3, 4])
     ref = reference_game(players, seed, rng.choice([None, rng.randint(4, 40)]))
-    segments = table_script(ref, rng, slips=max(1, len(ref.board) // 4))
-    referee, _ = referee_sees(segments, Setup("game", list(ref.players)))
+    segments = table_script(ref, rng, slips=max(1, len(ref.board) // 4), presses=not hands, hands=hands)
+    referee, _ = referee_sees(segments, Setup("game", list(ref.players)), hands=hands)
     kinds = {}
     for seg in segments:
         kinds[seg.kind] = kinds.get(seg.kind, 0) + 1
-    return faults(segments, referee, ref), kinds
+    return faults(segments, referee, ref, hands), kinds
 
 
 @pytest.mark.parametrize("block", range(4))
@@ -77,4 +84,4 @@ def test_random_games_with_slips_end_as_the_reference_and_cost_one_announcement_
         assert not found, f"seed {seed}: " + "; ".join(found[:3])
         for k, v in kinds.items():
             total[k] = total.get(k, 0) + v
-    assert all(total.get(slip, 0) > 0 for slip in SLIPS), total
+    assert all(total.get(slip, 0) > 0 for slip in SLIPS + HAND_SLIPS), total

@@ -61,11 +61,11 @@ class GameEngine(Engine):
         return [m.placement for m in self.game.moves]
 
     def judge(self, p: Placement) -> tuple[list[Violation], str | None]:
-        judged = self.game.check(p)
+        judged = self.game.check(p, unseen=True)
         return list(judged.violations), judged.player
 
     def push(self, p: Placement) -> Announcement:
-        return self.game.push(p)
+        return self.game.push(p, unseen=True)
 
     def pop(self) -> Placement:
         return self.game.pop()

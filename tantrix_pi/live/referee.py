@@ -14,10 +14,11 @@ from dataclasses import dataclass, field, replace
 
 from tantrix_pi import rules, scoring
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.game import Game, IllegalMove, bag_empty_at
+from tantrix_pi.game import HAND_SIZE, Game, GameError, IllegalMove, bag_empty_at
 from tantrix_pi.grid import fmt
 from tantrix_pi.i18n import _, colour_name, listing, ngettext, player_name
 from tantrix_pi.live.engines import GameEngine, SolitaireEngine, engine_for
+from tantrix_pi.live.hands import Sighting
 from tantrix_pi.live.store import Event, Move
 from tantrix_pi.live.tracker import Change, Commit, Unsure
 from tantrix_pi.solitaire import COLOUR, Solitaire
@@ -84,6 +85,8 @@ class Ruling:
     added: list[Move] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    saved: bool = True
+    """The rules engine's state changed (the store keeps it)."""
 
 
 SEARCH_BUDGET = 400
@@ -101,11 +104,17 @@ class Referee:
     """
 
     def __init__(self, setup: Setup, board: Board | None = None, moves: list[Move] = (),
-                 state: list[dict] | None = None, turn_ends: list[int] = ()) -> None:
+                 state: list[dict] | None = None, turn_ends: list[int] = (), hands_in_view: bool = False) -> None:
         """`moves`: the table's placements in order, as stored; `state`: the engine's (`Engine.state()`); a
         database from before states were stored has none: the legal moves and the ends of turn (`turn_ends`:
-        after which move, by seq) are played again instead."""
+        after which move, by seq) are played again instead. `hands_in_view`: the camera watches a zone per seat
+        (sightings come through `hands`)."""
         self.setup = setup
+        self.hands_in_view = hands_in_view and setup.is_game
+        self.sighted: dict[str, Sighting] = {}
+        """The last settled sighting of each seat's zone."""
+        self.turn_said: tuple | None = None
+        """Who was last said to play, and what they must fill."""
         self.board = board.copy() if board is not None else Board()
         self.moves = list(moves)
         self.engine = engine_for(setup.mode, setup.players)
@@ -218,8 +227,80 @@ class Referee:
         for p in self._lay_order(laid):
             self._lay(p, came_from.get(p.tile), out)
         assert self.board == c.board, "the referee's table follows the tracker's"
+        self._follow_hands()
         self._after(out)
+        if self.hands_in_view:
+            self._turn_news(out)
         return out
+
+    # -- the hands --------------------------------------------------------------------------------
+    def hands(self, sightings: list[Sighting]) -> Ruling:
+        """New sightings of the seats' zones: the hands they show (dealt before the first tile, then each draw),
+        and what that changes for the player to move."""
+        out = Ruling()
+        self.sighted.update((s.player, s) for s in sightings)
+        before = len(self.engine.state())
+        if self.game is not None and self.hands_in_view:
+            self._follow_hands()
+            self._turn_news(out)
+        out.saved = len(self.engine.state()) != before
+        return out
+
+    def _follow_hands(self) -> None:
+        """What the sightings tell the game: a hand not known yet (a clear sighting while dealing, else once seen
+        whole), and the tiles drawn since (new tiles in a zone while the hand has room: while dealing, the deal).
+        A tile gone from a zone but not laid is still held (in a hand, out of view); a tile read in a zone that
+        lies on the table, or in another hand, is a misreading and left out."""
+        game = self.game
+        if game is None:
+            return
+        for player, seen in self.sighted.items():
+            if player not in game.players:
+                continue
+            others = set().union(*(h for p, h in game.hands.items() if h and p != player))
+            tiles = set(seen.tiles) - self.board.tiles - self.accepted.tiles - others
+            held = game.hands[player]
+            try:
+                if held is None:
+                    if seen.clear and len(tiles) <= HAND_SIZE and (not game.moves
+                                                                   or len(tiles) == game.hand_size(player)):
+                        game.set_hand(player, tiles)
+                else:
+                    for t in sorted(tiles - held):
+                        if game.cannot_draw(player, t) is None:
+                            game.draw(player, t)
+            except GameError:
+                continue  # a sighting that cannot be (a misreading): the hand stays as it was known
+
+    def must_fill(self, player: str | None = None) -> list[dict]:
+        """What `player` (default: the one to play) must fill now, as far as their hand is seen: each forced space
+        and the held tiles that fit it."""
+        game = self.game
+        if game is None:
+            return []
+        player = player or game.to_play
+        return [{"player": player, "letter": space.letter, "cell": list(space.cell),
+                 "tiles": [q.tile for q in fills]} for space, fills in game.owed(player)]
+
+    def _turn_news(self, out: Ruling) -> None:
+        """Say who is to play when a sighting ends the mover's turn (they have drawn and owe no fill), and what
+        the player to play must fill whenever that changes."""
+        game = self.game
+        to_play = game.to_play
+        owed = self.must_fill(to_play)
+        key = (to_play, tuple((tuple(o["cell"]), tuple(o["tiles"])) for o in owed))
+        if key == self.turn_said:
+            return
+        said_player = self.turn_said[0] if self.turn_said else None
+        self.turn_said = key
+        who = player_name(to_play)
+        if owed:
+            parts = [ngettext("{letter}: tile {tiles} fits", "{letter}: tiles {tiles} fit", len(o["tiles"])).format(
+                letter=o["letter"], tiles=listing(o["tiles"])) for o in owed]
+            out.events.append(Event("must_fill", _("{player} must fill {spaces}.").format(
+                player=who, spaces="; ".join(parts)), {"player": to_play, "spaces": owed}))
+        elif to_play != said_player:
+            out.events.append(Event("to_play", _("{player} to play.").format(player=who), {"player": to_play}))
 
     def _lift_order(self, p: Placement) -> tuple[int, int]:
         """Strays first, then accepted tiles, the newest first: each is then the last one when it is taken."""
@@ -313,7 +394,10 @@ class Referee:
             out.events.append(Event(kind, text.format(**facts, home=fmt(home.cell)), {**data, "home": home.to_dict()}))
             return
         forced = self.accepted.occupied_neighbours(p.cell) >= rules.FORCED_NEIGHBOURS
+        owed_before = bool(rules.forced_spaces(self.accepted))
         violations, player = self.engine.judge(p)
+        unchecked = (self.hands_in_view and not forced and owed_before and not violations
+                     and not self._hand_seen(player))
         if not violations:
             self.engine.push(p)
         self._record(p, player, not violations, out)
@@ -343,14 +427,25 @@ class Referee:
                     else _("Placed: tile {tile} at {cell}."))
         text = text.format(**facts, player=who)
         if self.game is not None:
+            if unchecked:
+                text = _("{said} (Not all of {player}'s hand is in view: whether a forced space had to be filled "
+                         "first is not checked.)").format(said=text, player=who)
+                data["unchecked"] = True
             text, data["next"] = self._who_next(text, player)
+            self.turn_said = (data["next"], ())
         out.events.append(Event("placed", text, data))
+
+    def _hand_seen(self, player: str) -> bool:
+        """Whether the whole of `player`'s hand is known (every tile they hold, their draw included)."""
+        held = self.game.hands[player]
+        return held is not None and len(held) >= self.game.hand_size(player)
 
     def _who_next(self, text: str, mover: str) -> tuple[str, str]:
         """A placement's words with who plays now: another player, or after the mover's fills."""
         game = self.game
-        if game.to_play != mover:
-            return _("{said} {player} to play.").format(said=text, player=player_name(game.to_play)), game.to_play
+        to_play = game.to_play
+        if to_play != mover:
+            return _("{said} {player} to play.").format(said=text, player=player_name(to_play)), to_play
         if game.free_move_made:
             return _("{said} Then {player}.").format(said=text, player=player_name(game.next_player)), mover
         return text, mover
