@@ -36,7 +36,7 @@ class Rig:
 
     def __init__(self, tmp_path, factory, board: Board, sections: dict) -> None:
         self.cfg = config.from_dict({"buttons": {**PINS, "hold_s": 0.5}, **sections})
-        self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice["enabled"])
+        self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice.enabled)
         self.store = Store(tmp_path / "state.db")
         self.table = Table(board)
         self.loop = LiveLoop(self.table, detect_frame, self.store, setup_of(self.cfg),

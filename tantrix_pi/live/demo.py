@@ -121,13 +121,13 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: 
     try:
         from tantrix_pi.live.sinks import DisplaySink
 
-        sinks.append(DisplaySink.open("png", cfg.display["dir"], {"model": cfg.display["model"]}))
+        sinks.append(DisplaySink.open("png", cfg.display.dir, {"model": cfg.display.model}))
     except ImportError:
         print(_("demo: the display package is not installed: no display frames"))
     if extra is not None:
         sinks.append(extra)
     try:
-        detect = make_detector(cfg.paths["profile"])
+        detect = make_detector(cfg.paths.profile)
         import tantrix_pi.simulator  # noqa: F401  (the renderer that draws the recording)
     except ImportError as e:
         raise NotAvailable(_("the demo needs the detector and the photo renderer: {error}").format(error=e)) from None
@@ -135,8 +135,8 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: 
     sink = Sinks(sinks)
     source = ReplaySource(lambda: demo.frames(loop.commands), fps)
     loop = LiveLoop(source, detect, store, setup_of(cfg), sink,
-                    stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
-                    motion=cfg.gate["motion"])
+                    stable_frames=cfg.gate.stable_frames, min_confidence=cfg.gate.min_confidence,
+                    motion=cfg.gate.motion)
     if started is not None:
         started(loop)
     t0 = time.perf_counter()

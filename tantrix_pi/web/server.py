@@ -148,7 +148,7 @@ def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None
 
 def hub_for(cfg):
     """The sink the web page reads from (a `Hub`), when the config's [web] is on; else None."""
-    if not cfg.web["enabled"]:
+    if not cfg.web.enabled:
         return None
     from tantrix_pi.web.hub import Hub
 
@@ -167,7 +167,7 @@ def start(cfg, loop, hub, detect, profile=None, sock=None):
         return None
     hub.show(loop.view())
     try:
-        sock = passed if passed is not None else listen(cfg.web["bind"], cfg.web["port"])
+        sock = passed if passed is not None else listen(cfg.web.bind, cfg.web.port)
         server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect, profile=profile)
     except WebError as e:
         log.error("%s: the referee runs without its web page", e)
