@@ -16,6 +16,7 @@ from unprivileged import open_folder, run_cli
 from tantrix_pi.board import Board
 from tantrix_pi.cli import main
 from tantrix_pi.devices.sources import EndOfRecording, FrameSource
+from tantrix_pi.live.commands import NewGame
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
@@ -170,7 +171,7 @@ def test_a_new_game_is_refused_while_the_game_cannot_be_saved(tmp_path):
     while not loop.unsaved:
         assert loop.step(), "the disk never filled"
     game = loop.game
-    loop.commands.put(("new_game", None))
+    loop.commands.put(NewGame())
     loop.step()
     assert loop.game == game and store.current_game()[0] == game
     assert loop.sink.events[-1].kind == "refused"

@@ -5,6 +5,7 @@ import pytest
 from live_fakes import B, detect_frame, frame_of, scene_frames, scene_source
 
 from tantrix_pi.devices.sources import CameraGone, FrameSource, sequence_source
+from tantrix_pi.live.commands import EndTurn, NewGame, Undo
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
@@ -293,12 +294,12 @@ def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
     sink = MemorySink()
     loop = LiveLoop(sequence_source(scene_frames(script(GAME[:k], still=4, hand=2))), detect_frame, store,
                     Setup(), sink)
-    loop.commands.put(("end_turn", None))  # before any tile: red has not made a free move
+    loop.commands.put(EndTurn())  # before any tile: red has not made a free move
     loop.run()
     assert sink.events[0].kind == "refused" and "has not made a free move" in sink.events[0].text
     mover = [e for e in sink.events if e.kind == "placed"][-1].data["player"]
-    loop.commands.put(("end_turn", None))
-    loop.commands.put(("undo", None))
+    loop.commands.put(EndTurn())
+    loop.commands.put(Undo())
     loop.step()  # the recording is over: only the commands run
     assert [e.kind for e in sink.events[-2:]] == ["end_turn", "hint"]
     last = GAME[k - 1]
@@ -310,7 +311,7 @@ def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
     loop2.run()
     [fill] = [e for e in sink2.events if e.kind == "placed"]
     assert fill.data["forced"] and fill.data["player"] == ({"R": "B", "B": "R"}[mover])
-    loop2.commands.put(("new_game", None))
+    loop2.commands.put(NewGame())
     loop2.step()
     assert sink2.events[-1].kind == "new_game" and loop2.game != loop.game
     assert len(loop2.referee.board) == 0 and store.current_game()[0] == loop2.game

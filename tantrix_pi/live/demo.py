@@ -25,6 +25,7 @@ from tantrix_pi.devices.sources import ReplaySource
 from tantrix_pi.grid import axial, centre
 from tantrix_pi.i18n import _
 from tantrix_pi.live import config as config_mod
+from tantrix_pi.live.commands import pressed
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import Scene, load_record, placements, script, turn_ends
 from tantrix_pi.live.service import NotAvailable, make_detector, setup_of
@@ -91,7 +92,7 @@ class Demo:
                 for _time in range(times):
                     yield image
                 if press and commands is not None:
-                    commands.put((press, None))
+                    commands.put(pressed(press))
 
 
 def photograph(board: Board, reach: tuple[float, float] | None, frame: int, options: dict) -> np.ndarray:

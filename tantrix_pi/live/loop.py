@@ -17,6 +17,18 @@ import numpy as np
 from tantrix_pi import i18n
 from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
 from tantrix_pi.i18n import _, ngettext
+from tantrix_pi.live.commands import (
+    AskHint,
+    Calibrating,
+    CalibrationDone,
+    Command,
+    EndTurn,
+    HintReady,
+    NewGame,
+    SetVoice,
+    ShowScreen,
+    Undo,
+)
 from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.referee import Referee, Ruling, Setup, new_game_event
 from tantrix_pi.live.sdnotify import Notifier
@@ -74,10 +86,9 @@ class LiveLoop:
         else:
             self.game, self.resumed = store.new_game(setup.to_dict()), False
         self.stable_frames, self.min_confidence = stable_frames, min_confidence
-        self.commands: queue.Queue[tuple[str, object]] = queue.Queue()
-        """Taken between frames: ("end_turn" | "undo" | "hint", None), ("new_game", Setup or None), ("screen", a
-        devices Screen to show, or None to show the game again), ("voice", on), ("calibrating", on: the web page's
-        guided calibration), and the answers of background jobs: ("hinted", Event), ("calibrated", (ok, note))."""
+        self.commands: queue.Queue[Command] = queue.Queue()
+        """Commands (live.commands) from the buttons' menu, the web page and the background jobs, carried out
+        between frames."""
         self.buttons: queue.Queue = queue.Queue()
         """Button events (devices `Event`s, put by the buttons' callbacks), run through `menu` between frames."""
         self.menu = None
@@ -112,38 +123,39 @@ class LiveLoop:
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
 
-    def _command(self, name: str, setup) -> None:
-        if name in ("hinted", "calibrated"):
-            self._job_done(name, setup)
-            return
-        if name == "screen":  # the menu's page (a devices Screen), or None: back to the game
-            if setup is None:
+    def _command(self, cmd: Command) -> None:
+        match cmd:
+            case HintReady() | CalibrationDone():
+                self._job_done(cmd)
+                return
+            case ShowScreen(page=None):
                 self.sink.show(self.view())
-            else:
-                self.sink.screen(setup)
-            return
-        if name == "voice":
-            self.sink.set_voice(bool(setup))
-            if self.menu is not None:
-                self.menu.settings = replace(self.menu.settings, voice=bool(setup))
-            return
-        if name == "calibrating":
-            self.calibrating = bool(setup)
-            self.tracker.motion()
-            return
-        if name == "hint":
-            if self.referee.setup.mode in ("discovery", "rainbow"):
-                self._ask_hint()
-            return
-        if name == "end_turn":
-            out = self.referee.end_turn()
-        elif name == "undo":
-            out = self.referee.undo()
-        elif name == "new_game":
-            out = self._new_game(setup or self.referee.setup)
-        else:
-            log.warning("unknown command %r", name)
-            return
+                return
+            case ShowScreen(page=page):
+                self.sink.screen(page)
+                return
+            case SetVoice(on=on):
+                self.sink.set_voice(on)
+                if self.menu is not None:
+                    self.menu.settings = replace(self.menu.settings, voice=on)
+                return
+            case Calibrating(on=on):
+                self.calibrating = on
+                self.tracker.motion()
+                return
+            case AskHint():
+                if self.referee.setup.mode in ("discovery", "rainbow"):
+                    self._ask_hint()
+                return
+            case EndTurn():
+                out = self.referee.end_turn()
+            case Undo():
+                out = self.referee.undo()
+            case NewGame(setup=setup):
+                out = self._new_game(setup or self.referee.setup)
+            case _:
+                log.warning("unknown command %r", cmd)
+                return
         stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
         if stored:
             self._save(lambda game=self.game: self.store.log_events(game, stored))
@@ -215,26 +227,26 @@ class LiveLoop:
 
         if cmd.name == "end_turn" and self.referee.setup.mode in ("discovery", "rainbow"):
             self._ask_hint()  # a solo puzzle has no turns: next asks for a hint
-        elif cmd.name in ("end_turn", "undo"):
-            self._command(cmd.name, None)
+        elif cmd.name == "end_turn":
+            self._command(EndTurn())
+        elif cmd.name == "undo":
+            self._command(Undo())
         elif cmd.name == "new_game":
-            self._command("new_game", setup_of_settings(cmd.settings))
+            self._command(NewGame(setup_of_settings(cmd.settings)))
         elif cmd.name == "apply":
             self.sink.set_voice(cmd.settings.voice)
             setup = setup_of_settings(cmd.settings)
             if setup != self.referee.setup:
-                self._command("new_game", setup)
+                self._command(NewGame(setup))
         elif cmd.name == "calibrate":
             self._calibrate(cmd.step)
         elif cmd.name == "language":
             self.sink.set_language(i18n.use(cmd.settings.language))
 
     def _background(self, job: str, work: Callable[[], object]) -> None:
-        """Run `work` on a thread; its result (or exception) comes back through `commands` as ("hinted" |
-        "calibrated", result), so the loop never waits for it."""
+        """Run `work` on a thread; its result (or exception) comes back through `commands` as a HintReady or a
+        CalibrationDone, so the loop never waits for it."""
         import threading
-
-        answer = {"hint": "hinted", "calibrate": "calibrated"}[job]
 
         def run() -> None:
             try:
@@ -242,7 +254,7 @@ class LiveLoop:
             except Exception as e:  # a failing job is reported, never kills the referee
                 log.error("%s failed (%s: %s)", job, type(e).__name__, e, exc_info=True)
                 result = e
-            self.commands.put((answer, result))
+            self.commands.put(_answer(job, result))
 
         self.busy = job
         threading.Thread(target=run, name=job, daemon=True).start()
@@ -275,17 +287,14 @@ class LiveLoop:
             step, calibrate, self.calibration_step = self.calibration_step, self.calibrate, None
             self._background("calibrate", lambda: calibrate(step, frame))
 
-    def _job_done(self, name: str, result) -> None:
+    def _job_done(self, answer: HintReady | CalibrationDone) -> None:
         self.busy = None
-        if name == "hinted":
-            event = result if isinstance(result, Event) else Event("hint", _("No hint: {error}").format(error=result),
-                                                                   {})
-            self._say([event], Ruling(events=[event]))
+        if isinstance(answer, HintReady):
+            self._say([answer.event], Ruling(events=[answer.event]))
             return
         was_shown = self.menu is not None and self.menu.screen() is not None
         if self.menu is not None:
-            ok, note = result if isinstance(result, tuple) else (False, str(result))
-            self.menu.calibration_result(ok, note)
+            self.menu.calibration_result(answer.ok, answer.note)
             self._show_menu(was_shown)
 
     # -- camera -----------------------------------------------------------------------------------
@@ -329,7 +338,7 @@ class LiveLoop:
         while not self.buttons.empty():
             self._button(self.buttons.get_nowait())
         while not self.commands.empty():
-            self._command(*self.commands.get_nowait())
+            self._command(self.commands.get_nowait())
         if self.unsaved and self.clock() >= self.next_save_try:
             self._flush()
         if not self.camera_up and not self._open():
@@ -464,3 +473,11 @@ class LiveLoop:
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores, ref.turn, last,
                     game=self.game, mode=ref.setup.mode, players=list(ref.setup.players), puzzle=ref.setup.puzzle,
                     doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [])
+
+
+def _answer(job: str, result) -> HintReady | CalibrationDone:
+    """A background job's result (or the exception it raised) as the command that brings it back."""
+    if job == "hint":
+        return HintReady(result if isinstance(result, Event) else Event("hint", _("No hint: {error}").format(
+            error=result), {}))
+    return CalibrationDone(*result) if isinstance(result, tuple) else CalibrationDone(False, str(result))

@@ -174,8 +174,9 @@ def start(cfg, loop, hub, detect, profile=None, sock=None):
         return None
     try:  # the display shows where the page is and the code that pairs a phone, until the first announcement
         from tantrix_pi.devices.screen import Screen
+        from tantrix_pi.live.commands import ShowScreen
 
-        loop.commands.put(("screen", Screen(title=_("Web page"), lines=(
+        loop.commands.put(ShowScreen(Screen(title=_("Web page"), lines=(
             addresses(sock)[-1], _("Pairing code {code}").format(code=server.site.pairing.code)))))
     except ImportError:
         log.info("no devices package: the pairing code is only in this log")
