@@ -31,6 +31,7 @@ from tantrix_pi.live.commands import (
 )
 from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.referee import Referee, Ruling, Setup, new_game_event
+from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store, WriteError
@@ -68,10 +69,12 @@ class LiveLoop:
                  stable_frames: int = 3, min_confidence: float = CONFIDENT, motion: float = 0.004,
                  notifier: Notifier | None = None, retry_s: float = 1.0, retry_max_s: float = 8.0,
                  stall_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, saves: SaveQueue | None = None) -> None:
         """`retry_s`: the first wait before a lost camera is tried again, doubling up to `retry_max_s`;
-        `stall_s`: a gap between frames longer than this counts as motion."""
+        `stall_s`: a gap between frames longer than this counts as motion; `saves`: the save queue the store's
+        writes go through (default: one retrying every second)."""
         self.source, self.detect, self.store, self.sink = source, detect, store, sink
+        self.saves = saves or SaveQueue(clock=clock)
         self.notifier = notifier or Notifier(address="")
         self.retry_s, self.retry_max_s, self.stall_s = retry_s, retry_max_s, stall_s
         self.clock, self.sleep = clock, sleep
@@ -107,12 +110,6 @@ class LiveLoop:
         self.last_frame_at: float | None = None
         self.stop_requested = False
         self.tile_px = 0.0
-        self.unsaved: list[Callable[[], object]] = []
-        """Writes the store refused (a full disk, a file made read-only), oldest first: the game goes on from
-        memory, and they are tried again every `retry_s` until they go through."""
-        self.unsaved_note: Event | None = None
-        """While writes wait: what the players were told (shown on the screen until the game is saved again)."""
-        self.next_save_try = 0.0
         self._load_game()
 
     def _load_game(self) -> None:
@@ -163,10 +160,10 @@ class LiveLoop:
 
     def _new_game(self, setup: Setup) -> Ruling:
         """Start a new game, unless the running one cannot be saved: it is not given up for one that cannot be."""
-        self._flush()
+        self._say(self.saves.flush(), Ruling())
         try:
-            if self.unsaved:
-                raise WriteError(self.store.path, self.unsaved_note.data["reason"])
+            if self.saves.reason is not None:
+                raise WriteError(self.store.path, self.saves.reason)
             self.game = self.store.new_game(setup.to_dict())
         except WriteError as e:
             return Ruling(events=[Event("refused", _("No new game while the game cannot be saved ({reason}): this one "
@@ -178,32 +175,9 @@ class LiveLoop:
             self.menu.settings = settings_of_setup(self.referee.setup, self.menu.settings)
         return Ruling(events=[new_game_event(self.game)])
 
-    # -- the store ----------------------------------------------------------------------------------
     def _save(self, write: Callable[[], object]) -> None:
-        """Run one write to the store after those still waiting; kept to try again when the store refuses it."""
-        self.unsaved.append(write)
-        self._flush()
-
-    def _flush(self) -> None:
-        """Write what waits, oldest first. The first refusal is said once (the game goes on from memory), and
-        so is the moment everything is saved again."""
-        while self.unsaved:
-            try:
-                self.unsaved[0]()
-            except WriteError as e:
-                self.next_save_try = self.clock() + self.retry_s
-                if self.unsaved_note is None:
-                    log.error("%s; the referee goes on from memory", e)
-                    self.unsaved_note = Event("storage", _("Can't save the game ({reason}): refereeing goes on from "
-                                                           "memory until it can be saved.").format(reason=e.reason),
-                                              {"saved": False, "reason": e.reason})
-                    self._say([self.unsaved_note], Ruling())
-                return
-            self.unsaved.pop(0)
-        if self.unsaved_note is not None:
-            self.unsaved_note = None
-            log.info("the game is saved again")
-            self._say([Event("storage", _("The game is saved again."), {"saved": True})], Ruling())
+        """One write to the store through the save queue; a refusal (or the end of one) is said."""
+        self._say(self.saves.save(write), Ruling())
 
     # -- buttons and their menu ----------------------------------------------------------------------
     def _button(self, event) -> None:
@@ -339,8 +313,8 @@ class LiveLoop:
             self._button(self.buttons.get_nowait())
         while not self.commands.empty():
             self._command(self.commands.get_nowait())
-        if self.unsaved and self.clock() >= self.next_save_try:
-            self._flush()
+        if self.saves.due():
+            self._say(self.saves.flush(), Ruling())
         if not self.camera_up and not self._open():
             self.sleep(self.retry_wait)
             return True
@@ -433,9 +407,9 @@ class LiveLoop:
             if self.camera_up:
                 self.source.close()
                 self.camera_up = False
-            if self.unsaved:
+            if self.saves.waiting:
                 log.error("%d changes of game %d could not be saved: the board on the table is announced again when "
-                          "the service next starts", len(self.unsaved), self.game)
+                          "the service next starts", len(self.saves.waiting), self.game)
         return self.stats.frames
 
     def stop(self) -> None:
@@ -458,8 +432,8 @@ class LiveLoop:
     def view(self, events: list[Event] = (), out: Ruling | None = None) -> View:
         """The screen's state after these events."""
         ref = self.referee
-        if self.unsaved_note is not None:  # on the screen for as long as the game is not saved
-            events = [*events, self.unsaved_note]
+        if self.saves.note is not None:  # on the screen for as long as the game is not saved
+            events = [*events, self.saves.note]
         ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
         forced = next((e.data["spaces"] for e in events if e.kind == "forced"), None)
         if forced is None:
