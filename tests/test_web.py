@@ -19,7 +19,9 @@ from starlette.testclient import TestClient
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.cli import main
+from tantrix_pi.live.camera import CameraWatch
 from tantrix_pi.live.commands import Calibrating, NewGame, SetVoice
+from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import load_record, placements, script, turn_ends
 from tantrix_pi.live.referee import Setup
@@ -91,7 +93,7 @@ def played(tmp_path_factory):
     store = Store(tmp / "state.db")
     loop = None
     loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
-                    Sinks([memory, hub]), stable_frames=2)
+                    Sinks([memory, hub]), gate=GateConfig(stable_frames=2))
     loop.run()
     return loop, hub, memory, rec
 
@@ -200,7 +202,8 @@ def test_a_broken_page_never_stops_the_referee(tmp_path, caplog):
     memory = MemorySink()
     moves = game_moves(3, 6)
     loop = LiveLoop(sequence_source(scene_frames(script(moves, still=3, hand=1))), detect_frame,
-                    Store(tmp_path / "s.db"), Setup(), Sinks([Broken(), memory]), stable_frames=2)
+                    Store(tmp_path / "s.db"), Setup(), Sinks([Broken(), memory]),
+                    gate=GateConfig(stable_frames=2))
     loop.run()
     assert [e.data["tile"] for e in memory.events if e.kind == "placed"] == [p.tile for p in moves]
     assert "Broken failed (RuntimeError: page bug)" in caplog.text
@@ -536,7 +539,8 @@ def test_while_the_page_calibrates_no_move_is_judged(tmp_path):
         for _ in range(4):
             yield frame_of(Board(moves[:2]))
 
-    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"), Setup(), memory, stable_frames=2)
+    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"), Setup(), memory,
+                    gate=GateConfig(stable_frames=2))
     loop.commands.put(Calibrating(True))
     loop.run()
     placed = [e.data["tile"] for e in memory.events if e.kind == "placed"]
@@ -550,8 +554,8 @@ def test_the_referees_loss_of_the_camera_shows_on_the_page(tmp_path):
     clock = [0.0]
     camera = FlakyCamera([frame_of(Board())] * 6, {2: "raise"}, clock)
     hub = Hub()
-    loop = LiveLoop(camera, detect_frame, Store(tmp_path / "s.db"), Setup(), hub, clock=lambda: clock[0],
-                    sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(CameraWatch(camera, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)),
+                    detect_frame, Store(tmp_path / "s.db"), Setup(), hub)
     seen = []
     with TestClient(make_app(Site(hub))) as client:
         while loop.step():

@@ -102,9 +102,7 @@ def cmd_run(args) -> int:
         hub = web_server.hub_for(cfg)
         sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else [])])
         opened.callback(sink.close)
-        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
-                        stable_frames=cfg.gate.stable_frames, min_confidence=cfg.gate.min_confidence,
-                        motion=cfg.gate.motion, notifier=Notifier())
+        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, notifier=Notifier())
         loop.hint_timeout = cfg.mode.hint_s
         stop_request.attach(loop)
         web = web_server.start(cfg, loop, hub, detect, profile_path)

@@ -135,9 +135,7 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: 
     store = Store(cfg.state_dir / "state.db")
     sink = Sinks(sinks)
     source = ReplaySource(lambda: demo.frames(loop.commands), fps)
-    loop = LiveLoop(source, detect, store, setup_of(cfg), sink,
-                    stable_frames=cfg.gate.stable_frames, min_confidence=cfg.gate.min_confidence,
-                    motion=cfg.gate.motion)
+    loop = LiveLoop(source, detect, store, setup_of(cfg), sink, gate=cfg.gate)
     if started is not None:
         started(loop)
     t0 = time.perf_counter()

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from tantrix_pi import i18n
-from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
+from tantrix_pi.devices.sources import EndOfRecording, FrameSource
 from tantrix_pi.i18n import _, ngettext
+from tantrix_pi.live.camera import CameraWatch
 from tantrix_pi.live.commands import (
     AskHint,
     Calibrating,
@@ -29,6 +30,7 @@ from tantrix_pi.live.commands import (
     ShowScreen,
     Undo,
 )
+from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.referee import Referee, Ruling, Setup, new_game_event
 from tantrix_pi.live.saving import SaveQueue
@@ -36,7 +38,7 @@ from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store, WriteError
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
-from tantrix_pi.vision.detection import CONFIDENT, Detection
+from tantrix_pi.vision.detection import Detection
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -55,7 +57,6 @@ class Stats:
     skipped: int = 0
     detected: int = 0
     commits: int = 0
-    camera_lost: int = 0
     detector_errors: int = 0
     gate_s: list[float] = field(default_factory=list)
     detect_s: list[float] = field(default_factory=list)
@@ -65,30 +66,25 @@ class Stats:
 class LiveLoop:
     """One referee session over a frame source; resumes the stored game when its setup is the same."""
 
-    def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
-                 stable_frames: int = 3, min_confidence: float = CONFIDENT, motion: float = 0.004,
-                 notifier: Notifier | None = None, retry_s: float = 1.0, retry_max_s: float = 8.0,
-                 stall_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep, saves: SaveQueue | None = None) -> None:
-        """`retry_s`: the first wait before a lost camera is tried again, doubling up to `retry_max_s`;
-        `stall_s`: a gap between frames longer than this counts as motion; `saves`: the save queue the store's
-        writes go through (default: one retrying every second)."""
-        self.source, self.detect, self.store, self.sink = source, detect, store, sink
-        self.saves = saves or SaveQueue(clock=clock)
+    def __init__(self, source: FrameSource | CameraWatch, detect: Detector, store: Store, setup: Setup, sink: Sink,
+                 *, gate: GateConfig | None = None, notifier: Notifier | None = None,
+                 saves: SaveQueue | None = None) -> None:
+        """`source`: the camera, watched by a CameraWatch with its defaults unless it is one; `gate`: when a
+        board counts as seen (the config's [gate]; default its defaults); `notifier`: systemd's; `saves`: the
+        queue the store's writes go through (default: refused ones tried again every second)."""
+        self.detect, self.store, self.sink = detect, store, sink
         self.notifier = notifier or Notifier(address="")
-        self.retry_s, self.retry_max_s, self.stall_s = retry_s, retry_max_s, stall_s
-        self.clock, self.sleep = clock, sleep
-        self.retry_wait = retry_s
-        self.camera_lost = False
-        """Lost and said so: "Camera is back." comes with the next frame read."""
-        self.gate = MotionGate(motion)
+        self.camera = source if isinstance(source, CameraWatch) else CameraWatch(source, self.notifier)
+        self.saves = saves or SaveQueue()
+        self.seen_when = gate or GateConfig()
+        """When a board counts as seen: the motion gate's threshold, the tracker's still frames and confidence."""
+        self.gate = MotionGate(self.seen_when.motion)
         self.stats = Stats()
         current = store.current_game()
         if current is not None and Setup.from_dict(current[1]) == setup:
             self.game, self.resumed = current[0], True
         else:
             self.game, self.resumed = store.new_game(setup.to_dict()), False
-        self.stable_frames, self.min_confidence = stable_frames, min_confidence
         self.commands: queue.Queue[Command] = queue.Queue()
         """Commands (live.commands) from the buttons' menu, the web page and the background jobs, carried out
         between frames."""
@@ -105,9 +101,7 @@ class LiveLoop:
         self.calibrating = False
         """The web page's guided calibration is on: frames are not judged (the table shows the sheet)."""
         """A calibration step asked for, waiting for a still frame (the hand that pressed next may be in view)."""
-        self.camera_up = False
         self.ready_sent = False
-        self.last_frame_at: float | None = None
         self.stop_requested = False
         self.tile_px = 0.0
         self._load_game()
@@ -116,7 +110,7 @@ class LiveLoop:
         board = self.store.board(self.game)
         ends = [e.data["after"] for e in self.store.events(self.game) if e.kind == "end_turn"]
         self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game), ends)
-        self.tracker = Tracker(board, self.stable_frames, self.min_confidence)
+        self.tracker = Tracker(board, self.seen_when.stable_frames, self.seen_when.min_confidence)
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
 
@@ -271,39 +265,6 @@ class LiveLoop:
             self.menu.calibration_result(answer.ok, answer.note)
             self._show_menu(was_shown)
 
-    # -- camera -----------------------------------------------------------------------------------
-    def _open(self) -> bool:
-        try:
-            self.source.open()
-        except CameraGone as e:
-            self._lost(e)
-            return False
-        self.camera_up = True
-        self.gate.reset()
-        self.tracker.motion()  # anything may have changed while the camera was away
-        if not self.ready_sent:
-            self.ready_sent = True
-            self.notifier.ready(f"camera up; game {self.game}")
-        return True
-
-    def _lost(self, e: Exception) -> None:
-        """Said once per loss; each attempt that fails again waits twice as long, up to `retry_max_s`."""
-        if not self.camera_lost:
-            self.camera_lost = True
-            self.retry_wait = self.retry_s
-            text = _("Camera lost: {error}. Retrying.") if self.ready_sent else _("No camera: {error}. Retrying.")
-            self.stats.camera_lost += 1
-            self._say([Event("camera", text.format(error=e), {"up": False})])
-            self.notifier.status(f"camera lost: {e}")
-        else:
-            self.retry_wait = min(self.retry_max_s, 2 * self.retry_wait)
-        if self.camera_up:
-            try:
-                self.source.close()
-            except Exception:  # the device is already gone; closing it can fail too
-                log.debug("closing a lost camera failed", exc_info=True)
-        self.camera_up = False
-
     # -- one frame ----------------------------------------------------------------------------------
     def step(self) -> bool:
         """Take and judge one frame; False once a replayed recording has ended."""
@@ -315,31 +276,33 @@ class LiveLoop:
             self._command(self.commands.get_nowait())
         if self.saves.due():
             self._say(self.saves.flush(), Ruling())
-        if not self.camera_up and not self._open():
-            self.sleep(self.retry_wait)
-            return True
+        if not self.camera.up:
+            self._say(self.camera.open())
+            if not self.camera.up:
+                self.camera.back_off()
+                return True
+            self._unseen()  # anything may have changed while the camera was away
+            if not self.ready_sent:
+                self.ready_sent = True
+                self.notifier.ready(f"camera up; game {self.game}")
         try:
-            frame = self.source.read()
-            if frame is None or not getattr(frame, "size", 0):
-                raise CameraGone(_("the camera returned no image"))
-        except CameraGone as e:
-            self._lost(e)
-            self.sleep(self.retry_wait)
-            return True
+            sight = self.camera.read()
         except EndOfRecording:
             return False
-        if self.camera_lost:  # back only once a frame has come, not when a device merely opens
-            self.camera_lost = False
-            self._say([Event("camera", _("Camera is back."), {"up": True})])
-        now = self.clock()
-        if self.last_frame_at is not None and now - self.last_frame_at > self.stall_s:
-            log.warning("no frame for %.1f s: treating the table as changed", now - self.last_frame_at)
-            self.gate.reset()
-            self.tracker.motion()
-        self.last_frame_at = now
+        self._say(sight.said)
+        if sight.frame is None:
+            self.camera.back_off()
+            return True
+        if sight.stalled:
+            self._unseen()
         self.stats.frames += 1
-        self.sink.frame(frame, self._judge(frame))
+        self.sink.frame(sight.frame, self._judge(sight.frame))
         return True
+
+    def _unseen(self) -> None:
+        """The table may have changed out of sight: nothing seen before counts towards a commit."""
+        self.gate.reset()
+        self.tracker.motion()
 
     def _judge(self, frame: np.ndarray) -> Detection | None:
         """One frame through the gate, the detector, the tracker and the referee; the detection, if it ran."""
@@ -404,9 +367,7 @@ class LiveLoop:
                 pass
         finally:
             self.notifier.stopping()
-            if self.camera_up:
-                self.source.close()
-                self.camera_up = False
+            self.camera.close()
             if self.saves.waiting:
                 log.error("%d changes of game %d could not be saved: the board on the table is announced again when "
                           "the service next starts", len(self.saves.waiting), self.game)
