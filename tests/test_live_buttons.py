@@ -141,7 +141,7 @@ def test_calibration_from_the_menu_runs_on_the_loops_frames_with_progress(rig):
         calls.append((step, frame.shape))
         return (False, "no sheet in view") if len(calls) == 1 else (True, "")
 
-    rig.loop.calibrate = calibrate
+    rig.loop.jobs.calibrate = calibrate
     rig.loop.step()  # a first frame
     rig.press("menu")
     while rig.sink.screens[-1].lines[rig.sink.screens[-1].selected] != "Calibrate camera":

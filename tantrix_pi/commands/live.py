@@ -102,8 +102,8 @@ def cmd_run(args) -> int:
         hub = web_server.hub_for(cfg)
         sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else [])])
         opened.callback(sink.close)
-        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, notifier=Notifier())
-        loop.hint_timeout = cfg.mode.hint_s
+        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, hint_s=cfg.mode.hint_s,
+                        notifier=Notifier())
         stop_request.attach(loop)
         web = web_server.start(cfg, loop, hub, detect, profile_path)
         if web is not None:
@@ -111,7 +111,7 @@ def cmd_run(args) -> int:
         buttons = start_buttons(cfg, loop)
         if buttons is not None:
             opened.callback(buttons.close)
-            loop.calibrate = menu_calibration(profile_path, detect)
+            loop.jobs.calibrate = menu_calibration(profile_path, detect)
         log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
                  cfg.camera.source)
         loop.run()

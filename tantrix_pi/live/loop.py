@@ -32,6 +32,7 @@ from tantrix_pi.live.commands import (
 )
 from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.jobs import Jobs
 from tantrix_pi.live.referee import Referee, Ruling, Setup, new_game_event
 from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
@@ -67,11 +68,12 @@ class LiveLoop:
     """One referee session over a frame source; resumes the stored game when its setup is the same."""
 
     def __init__(self, source: FrameSource | CameraWatch, detect: Detector, store: Store, setup: Setup, sink: Sink,
-                 *, gate: GateConfig | None = None, notifier: Notifier | None = None,
+                 *, gate: GateConfig | None = None, hint_s: float = 20.0, notifier: Notifier | None = None,
                  saves: SaveQueue | None = None) -> None:
         """`source`: the camera, watched by a CameraWatch with its defaults unless it is one; `gate`: when a
-        board counts as seen (the config's [gate]; default its defaults); `notifier`: systemd's; `saves`: the
-        queue the store's writes go through (default: refused ones tried again every second)."""
+        board counts as seen (the config's [gate]; default its defaults); `hint_s`: how long the solver may think
+        about a hint; `notifier`: systemd's; `saves`: the queue the store's writes go through (default: refused
+        ones tried again every second)."""
         self.detect, self.store, self.sink = detect, store, sink
         self.notifier = notifier or Notifier(address="")
         self.camera = source if isinstance(source, CameraWatch) else CameraWatch(source, self.notifier)
@@ -92,15 +94,10 @@ class LiveLoop:
         """Button events (devices `Event`s, put by the buttons' callbacks), run through `menu` between frames."""
         self.menu = None
         """The devices `Menu` the buttons drive (None: button events are ignored)."""
-        self.calibrate: Callable[[int, np.ndarray], tuple[bool, str]] | None = None
-        """Runs menu calibration step i on a frame, in the background: (ok, what to tell the players)."""
-        self.hint_timeout = 20.0
-        self.busy: str | None = None
-        """The background job running ("hint" or "calibrate"), at most one at a time."""
-        self.calibration_step: int | None = None
+        self.jobs = Jobs(self.commands, hint_s)
+        """The hint and the menu's calibration steps (set `jobs.calibrate` to calibrate), beside the loop."""
         self.calibrating = False
         """The web page's guided calibration is on: frames are not judged (the table shows the sheet)."""
-        """A calibration step asked for, waiting for a still frame (the hand that pressed next may be in view)."""
         self.ready_sent = False
         self.stop_requested = False
         self.tile_px = 0.0
@@ -136,7 +133,7 @@ class LiveLoop:
                 return
             case AskHint():
                 if self.referee.setup.mode in ("discovery", "rainbow"):
-                    self._ask_hint()
+                    self._say(self.jobs.hint(self.referee.setup.puzzle, self.referee.board.copy()))
                 return
             case EndTurn():
                 out = self.referee.end_turn()
@@ -194,7 +191,7 @@ class LiveLoop:
         from tantrix_pi.live.referee import setup_of_settings
 
         if cmd.name == "end_turn" and self.referee.setup.mode in ("discovery", "rainbow"):
-            self._ask_hint()  # a solo puzzle has no turns: next asks for a hint
+            self._command(AskHint())  # a solo puzzle has no turns: next asks for a hint
         elif cmd.name == "end_turn":
             self._command(EndTurn())
         elif cmd.name == "undo":
@@ -207,56 +204,20 @@ class LiveLoop:
             if setup != self.referee.setup:
                 self._command(NewGame(setup))
         elif cmd.name == "calibrate":
-            self._calibrate(cmd.step)
+            refused = self.jobs.ask_calibration(cmd.step)
+            if refused is not None:
+                self.menu.calibration_result(False, refused)
         elif cmd.name == "language":
             self.sink.set_language(i18n.use(cmd.settings.language))
 
-    def _background(self, job: str, work: Callable[[], object]) -> None:
-        """Run `work` on a thread; its result (or exception) comes back through `commands` as a HintReady or a
-        CalibrationDone, so the loop never waits for it."""
-        import threading
-
-        def run() -> None:
-            try:
-                result = work()
-            except Exception as e:  # a failing job is reported, never kills the referee
-                log.error("%s failed (%s: %s)", job, type(e).__name__, e, exc_info=True)
-                result = e
-            self.commands.put(_answer(job, result))
-
-        self.busy = job
-        threading.Thread(target=run, name=job, daemon=True).start()
-
-    def _ask_hint(self) -> None:
-        from tantrix_pi.live.hints import hint_event
-
-        if self.busy == "hint":
-            return
-        if self.busy is not None:
-            self._say([Event("status", _("Busy calibrating: ask for a hint afterwards."), {})])
-            return
-        puzzle, board, timeout = self.referee.setup.puzzle, self.referee.board.copy(), self.hint_timeout
-        self._say([Event("status", _("Thinking about a hint..."), {"puzzle": puzzle})])
-        self._background("hint", lambda: hint_event(puzzle, board, timeout))
-
-    def _calibrate(self, step: int) -> None:
-        if self.calibrate is None:
-            self.menu.calibration_result(False, _("calibration is not installed"))
-        elif self.busy is not None:
-            self.menu.calibration_result(False, _("busy with a hint: press next again"))
-        else:
-            self.calibration_step = step  # run on the next still frame
-
     def _calibration_frame(self, frame: np.ndarray) -> None:
-        """While calibrating no move is judged; a step asked for runs on the first still frame."""
+        """While calibrating no move is judged; a menu calibration step asked for runs on the first still frame."""
         self.tracker.motion()  # the table is cleared and a sheet laid on it: not a game move
-        moving = self.gate.moving(frame)
-        if self.calibration_step is not None and not moving and self.busy is None:
-            step, calibrate, self.calibration_step = self.calibration_step, self.calibrate, None
-            self._background("calibrate", lambda: calibrate(step, frame))
+        if not self.gate.moving(frame):
+            self.jobs.still(frame)
 
     def _job_done(self, answer: HintReady | CalibrationDone) -> None:
-        self.busy = None
+        self.jobs.done()
         if isinstance(answer, HintReady):
             self._say([answer.event], Ruling(events=[answer.event]))
             return
@@ -309,7 +270,7 @@ class LiveLoop:
         if self.calibrating or (self.menu is not None and self.menu.step is not None):
             self._calibration_frame(frame)
             return None
-        self.calibration_step = None  # cancelled before it ran
+        self.jobs.forget_step()
         t0 = time.perf_counter()
         moving = self.gate.moving(frame)
         t1 = time.perf_counter()
@@ -409,10 +370,3 @@ class LiveLoop:
                     game=self.game, mode=ref.setup.mode, players=list(ref.setup.players), puzzle=ref.setup.puzzle,
                     doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [])
 
-
-def _answer(job: str, result) -> HintReady | CalibrationDone:
-    """A background job's result (or the exception it raised) as the command that brings it back."""
-    if job == "hint":
-        return HintReady(result if isinstance(result, Event) else Event("hint", _("No hint: {error}").format(
-            error=result), {}))
-    return CalibrationDone(*result) if isinstance(result, tuple) else CalibrationDone(False, str(result))
