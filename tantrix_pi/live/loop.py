@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -335,13 +334,8 @@ class LiveLoop:
         return self.stats.frames
 
     def stop(self) -> None:
-        """Ask the loop to finish after the current frame (SIGTERM handler)."""
+        """Ask the loop to finish after the current frame (what the service's SIGTERM / SIGINT handler does)."""
         self.stop_requested = True
-
-    def stop_on_signals(self) -> None:
-        """SIGTERM (systemd's stop) and SIGINT (Ctrl-C) finish the current frame, then stop cleanly."""
-        signal.signal(signal.SIGTERM, lambda *_: self.stop())
-        signal.signal(signal.SIGINT, lambda *_: self.stop())
 
     # -- announcing -------------------------------------------------------------------------------
     def _say(self, events: list[Event], out: Ruling | None = None) -> None:
