@@ -90,12 +90,13 @@ def scene_frames(scenes) -> list[np.ndarray]:
 def scene_source(scenes, commands_of):
     """A replay of scenes that presses their buttons into the loop's command queue (`commands_of()`)."""
     from tantrix_pi.devices.sources import ReplaySource
+    from tantrix_pi.live.commands import pressed
 
     def frames():
         for i, s in enumerate(scenes):
             for j in range(s.frames):
                 yield frame_of(s.board, s.hand, seed=1000 * i + j)
             if s.press:
-                commands_of().put((s.press, None))
+                commands_of().put(pressed(s.press))
 
     return ReplaySource(frames)

@@ -36,7 +36,7 @@ class Rig:
 
     def __init__(self, tmp_path, factory, board: Board, sections: dict) -> None:
         self.cfg = config.from_dict({"buttons": {**PINS, "hold_s": 0.5}, **sections})
-        self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice["enabled"])
+        self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice.enabled)
         self.store = Store(tmp_path / "state.db")
         self.table = Table(board)
         self.loop = LiveLoop(self.table, detect_frame, self.store, setup_of(self.cfg),
@@ -141,7 +141,7 @@ def test_calibration_from_the_menu_runs_on_the_loops_frames_with_progress(rig):
         calls.append((step, frame.shape))
         return (False, "no sheet in view") if len(calls) == 1 else (True, "")
 
-    rig.loop.calibrate = calibrate
+    rig.loop.jobs.calibrate = calibrate
     rig.loop.step()  # a first frame
     rig.press("menu")
     while rig.sink.screens[-1].lines[rig.sink.screens[-1].selected] != "Calibrate camera":

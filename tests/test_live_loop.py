@@ -5,6 +5,8 @@ import pytest
 from live_fakes import B, detect_frame, frame_of, scene_frames, scene_source
 
 from tantrix_pi.devices.sources import CameraGone, FrameSource, sequence_source
+from tantrix_pi.live.camera import CameraWatch
+from tantrix_pi.live.commands import EndTurn, NewGame, Undo
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
@@ -125,7 +127,8 @@ def test_camera_faults_are_reported_and_recovered_without_losing_a_move(tmp_path
     def sleep(s):
         clock[0] += s
 
-    loop = LiveLoop(cam, detect_frame, store, Setup(), sink, clock=lambda: clock[0], sleep=sleep, retry_s=1.0)
+    loop = LiveLoop(CameraWatch(cam, clock=lambda: clock[0], sleep=sleep, retry_s=1.0), detect_frame, store, Setup(),
+                    sink)
     loop.run()
     texts = [e.text for e in sink.events if e.kind == "camera"]
     assert texts[0] == "Camera lost: camera unplugged. Retrying."
@@ -140,8 +143,8 @@ def test_no_camera_at_start_is_said_once_and_retried(tmp_path):
     cam = FlakyCamera([frame_of(B())] * 2, {}, clock)
     cam.down_until = 2.5
     sink = MemorySink()
-    loop = LiveLoop(cam, detect_frame, Store(tmp_path / "s.db"), Setup(), sink, clock=lambda: clock[0],
-                    sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(CameraWatch(cam, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)),
+                    detect_frame, Store(tmp_path / "s.db"), Setup(), sink)
     loop.run()
     assert [e.text for e in sink.events] == ["No camera: no camera on /dev/video0. Retrying.", "Camera is back."]
     assert cam.opened == 1
@@ -159,8 +162,8 @@ def test_an_undecodable_video_is_said_once_and_retried_ever_more_slowly(tmp_path
         clock[0] += s
 
     sink = MemorySink()
-    loop = LiveLoop(video_source(clip), detect_frame, Store(tmp_path / "s.db"), Setup(), sink,
-                    clock=lambda: clock[0], sleep=sleep)
+    loop = LiveLoop(CameraWatch(video_source(clip), clock=lambda: clock[0], sleep=sleep), detect_frame,
+                    Store(tmp_path / "s.db"), Setup(), sink)
     while clock[0] < 120:
         loop.step()
     assert [e.text for e in sink.events] == [f"No camera: {clip}: cannot be decoded as a video. Retrying."]
@@ -187,8 +190,9 @@ class Flapping(FrameSource):
 def test_a_source_that_opens_but_gives_no_frame_is_lost_once_and_back_once(tmp_path):
     clock = [0.0]
     sink = MemorySink()
-    loop = LiveLoop(Flapping([frame_of(B())] * 3, broken=6), detect_frame, Store(tmp_path / "s.db"), Setup(), sink,
-                    clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    camera = CameraWatch(Flapping([frame_of(B())] * 3, broken=6), clock=lambda: clock[0],
+                         sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(camera, detect_frame, Store(tmp_path / "s.db"), Setup(), sink)
     loop.run()
     assert [e.text for e in sink.events] == ["Camera lost: stream ended. Retrying.", "Camera is back."]
     assert loop.stats.frames == 3
@@ -224,8 +228,8 @@ def test_camera_back_within_five_seconds(tmp_path):
             if e.text == "Camera is back.":
                 cam_back_at.append(clock[0])
 
-    loop = LiveLoop(cam, detect_frame, Store(tmp_path / "s.db"), Setup(), Sinks([sink, Watch()]),
-                    clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(CameraWatch(cam, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)),
+                    detect_frame, Store(tmp_path / "s.db"), Setup(), Sinks([sink, Watch()]))
     loop.run()
     assert cam_back_at and cam_back_at[0] - cam.down_until <= 5.0
 
@@ -293,12 +297,12 @@ def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
     sink = MemorySink()
     loop = LiveLoop(sequence_source(scene_frames(script(GAME[:k], still=4, hand=2))), detect_frame, store,
                     Setup(), sink)
-    loop.commands.put(("end_turn", None))  # before any tile: red has not made a free move
+    loop.commands.put(EndTurn())  # before any tile: red has not made a free move
     loop.run()
     assert sink.events[0].kind == "refused" and "has not made a free move" in sink.events[0].text
     mover = [e for e in sink.events if e.kind == "placed"][-1].data["player"]
-    loop.commands.put(("end_turn", None))
-    loop.commands.put(("undo", None))
+    loop.commands.put(EndTurn())
+    loop.commands.put(Undo())
     loop.step()  # the recording is over: only the commands run
     assert [e.kind for e in sink.events[-2:]] == ["end_turn", "hint"]
     last = GAME[k - 1]
@@ -310,7 +314,7 @@ def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
     loop2.run()
     [fill] = [e for e in sink2.events if e.kind == "placed"]
     assert fill.data["forced"] and fill.data["player"] == ({"R": "B", "B": "R"}[mover])
-    loop2.commands.put(("new_game", None))
+    loop2.commands.put(NewGame())
     loop2.step()
     assert sink2.events[-1].kind == "new_game" and loop2.game != loop.game
     assert len(loop2.referee.board) == 0 and store.current_game()[0] == loop2.game
