@@ -11,6 +11,7 @@ import pytest
 
 from tantrix_pi.live import config
 from tantrix_pi.live.config import SECTIONS, ConfigError
+from tantrix_pi.live.hands import in_pixels
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -114,8 +115,8 @@ def test_seats_give_each_colour_its_hand_zone_in_fractions_and_in_pixels():
                                       "green": [[0.0, 0.0], [0.25, 0.0], [0.0, 0.5]]}})  # green does not play
     assert cfg.seats.zones == {"R": ((0.0, 0.8), (1.0, 0.8), (1.0, 1.0), (0.0, 1.0)),
                                "G": ((0.0, 0.0), (0.25, 0.0), (0.0, 0.5))}
-    assert cfg.seats.in_pixels(640, 480)["R"] == ((0.0, 384.0), (640.0, 384.0), (640.0, 480.0), (0.0, 480.0))
-    assert cfg.seats.in_pixels(640, 480)["G"] == ((0.0, 0.0), (160.0, 0.0), (0.0, 240.0))
+    assert in_pixels(cfg.seats.zones["R"], (640, 480)).tolist() == [[0, 384], [640, 384], [640, 480], [0, 480]]
+    assert in_pixels(cfg.seats.zones["G"], (640, 480)).tolist() == [[0, 0], [160, 0], [0, 240]]
 
 
 @pytest.mark.parametrize("zone, says", [

@@ -85,7 +85,14 @@ def cmd_run(args) -> int:
     stop_request = StopRequest()  # before anything slow: systemd may stop us while we start
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.sdnotify import Notifier
-    from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
+    from tantrix_pi.live.service import (
+        hand_watch,
+        make_detector,
+        make_source,
+        setup_of,
+        standard_sinks,
+        start_buttons,
+    )
     from tantrix_pi.live.sinks import Sinks
     from tantrix_pi.web import server as web_server
 
@@ -93,7 +100,8 @@ def cmd_run(args) -> int:
     i18n.use(i18n.choose(args.lang, cfg.language))
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     profile_path = Path(cfg.paths.profile) if cfg.paths.profile else cfg.state_dir / "profile.toml"
-    detect = make_detector(cfg.paths.profile, follow=profile_path)
+    hands = hand_watch(cfg)
+    detect = make_detector(cfg.paths.profile, follow=profile_path, zones=hands.zones if hands else None)
     with ExitStack() as opened:  # whatever fails to start, what was opened is closed (the state lock freed)
         store = Store(cfg.state_dir / "state.db", lock=True)
         opened.callback(store.close)
@@ -103,7 +111,7 @@ def cmd_run(args) -> int:
         sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else [])])
         opened.callback(sink.close)
         loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, hint_s=cfg.mode.hint_s,
-                        notifier=Notifier())
+                        notifier=Notifier(), hands=hands)
         stop_request.attach(loop)
         web = web_server.start(cfg, loop, hub, detect, profile_path)
         if web is not None:

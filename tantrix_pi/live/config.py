@@ -239,10 +239,6 @@ class SeatsConfig:
         """Colour letter (R, Y, G, B) -> that player's zone, for the colours that have one."""
         return {COLOUR_LETTER[c]: z for c in PLAYER_COLOURS if (z := getattr(self, c)) is not None}
 
-    def in_pixels(self, width: int, height: int) -> dict[str, Polygon]:
-        """The zones in the pixels of a `width` x `height` frame (what vision.detect's `zones` take)."""
-        return {c: tuple((x * width, y * height) for x, y in z) for c, z in self.zones.items()}
-
 
 @dataclass(frozen=True)
 class WebConfig:

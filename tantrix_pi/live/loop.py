@@ -31,6 +31,7 @@ from tantrix_pi.live.commands import (
 )
 from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.jobs import Jobs
 from tantrix_pi.live.referee import Referee, Ruling, Setup, forced_data, new_game_event
 from tantrix_pi.live.saving import SaveQueue
@@ -68,12 +69,13 @@ class LiveLoop:
 
     def __init__(self, source: FrameSource | CameraWatch, detect: Detector, store: Store, setup: Setup, sink: Sink,
                  *, gate: GateConfig | None = None, hint_s: float = 20.0, notifier: Notifier | None = None,
-                 saves: SaveQueue | None = None) -> None:
+                 saves: SaveQueue | None = None, hands: HandWatch | None = None) -> None:
         """`source`: the camera, watched by a CameraWatch with its defaults unless it is one; `gate`: when a
         board counts as seen (the config's [gate]; default its defaults); `hint_s`: how long the solver may think
         about a hint; `notifier`: systemd's; `saves`: the queue the store's writes go through (default: refused
-        ones tried again every second)."""
-        self.detect, self.store, self.sink = detect, store, sink
+        ones tried again every second); `hands`: the seats' zones to read the players' hands in (the detector
+        must be given the same zones: `service.make_detector`)."""
+        self.detect, self.store, self.sink, self.hands = detect, store, sink, hands
         self.notifier = notifier or Notifier(address="")
         self.camera = source if isinstance(source, CameraWatch) else CameraWatch(source, self.notifier)
         self.saves = saves or SaveQueue()
@@ -106,7 +108,7 @@ class LiveLoop:
         board = self.store.board(self.game)
         ends = [e.data["after"] for e in self.store.events(self.game) if e.kind == "end_turn"]
         self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game),
-                               self.store.state(self.game), ends)
+                               self.store.state(self.game), ends, hands_in_view=self.hands is not None)
         self.tracker = Tracker(board, self.seen_when.stable_frames, self.seen_when.min_confidence)
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
@@ -264,7 +266,13 @@ class LiveLoop:
     def _unseen(self) -> None:
         """The table may have changed out of sight: nothing seen before counts towards a commit."""
         self.gate.reset()
+        self._moved()
+
+    def _moved(self) -> None:
+        """Something moved over the table: readings gathered so far no longer describe it."""
         self.tracker.motion()
+        if self.hands is not None:
+            self.hands.motion()
 
     def _judge(self, frame: np.ndarray) -> Detection | None:
         """One frame through the gate, the detector, the tracker and the referee; the detection, if it ran."""
@@ -278,7 +286,7 @@ class LiveLoop:
         self.stats.gate_s.append(t1 - t0)
         if moving:
             self.stats.skipped += 1
-            self.tracker.motion()
+            self._moved()
             return None
         try:
             det = self.detect(frame)
@@ -286,12 +294,20 @@ class LiveLoop:
             self.stats.detector_errors += 1
             log.error("the detector failed on a frame (%s: %s); frame skipped", type(e).__name__, e,
                       exc_info=self.stats.detector_errors == 1)
-            self.tracker.motion()
+            self._moved()
             return None
         self.stats.detect_s.append(time.perf_counter() - t1)
         self.stats.detected += 1
         if det.tile_px > 0:
             self.tile_px = det.tile_px
+        if self.hands is not None:  # the hands first: a tile drawn after one laid is known when that one is judged
+            sightings = self.hands.observe(det, (frame.shape[1], frame.shape[0]))
+            if sightings:
+                out = self.referee.hands(sightings)
+                if out.saved or out.events:
+                    state = self.referee.state()
+                    self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
+                self._say(out.events, out)
         result = self.tracker.observe(det, self._changed_tiles(frame))
         t = self.tracker
         if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):

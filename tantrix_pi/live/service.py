@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 from tantrix_pi import i18n
@@ -16,6 +17,7 @@ from tantrix_pi.devices.sources import (
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
 from tantrix_pi.live.config import COLOUR_LETTER, Config, ConfigError
+from tantrix_pi.live.hands import HandWatch, Zone, in_pixels
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
 
@@ -40,8 +42,8 @@ def make_source(cfg: Config) -> FrameSource:
     return video_source(cam.path, cam.fps)
 
 
-def make_detector(profile_path: str = "", follow: str | Path | None = None):
-    """vision.detect bound to the calibration profile (none: the detector's defaults).
+def make_detector(profile_path: str = "", follow: str | Path | None = None, zones: Mapping[str, Zone] | None = None):
+    """vision.detect bound to the calibration profile (none: the detector's defaults) and the seats' hand zones.
 
     With `follow`, the profile at that path is read again whenever the file changes (a calibration from
     the buttons' menu takes effect on the next frame); it may not exist yet.
@@ -72,9 +74,16 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None):
                     log.info("calibration profile %s loaded", followed)
                 except TantrixError as e:  # a damaged profile must not stop the referee: keep the last one
                     log.error("%s; the detector keeps its previous calibration", e)
-        return detect(image, profile=loaded["profile"])
+        size = (image.shape[1], image.shape[0])
+        return detect(image, profile=loaded["profile"], zones=[in_pixels(z, size) for z in (zones or {}).values()])
 
     return run
+
+
+def hand_watch(cfg: Config) -> HandWatch | None:
+    """The watch over the playing seats' hand zones in a game ([seats]), None without them."""
+    zones = {c: z for c, z in cfg.seats.zones.items() if c in cfg.mode.player_letters}
+    return HandWatch(zones, cfg.gate.stable_frames) if zones and cfg.mode.kind == "game" else None
 
 
 def setup_of(cfg: Config) -> Setup:
