@@ -183,7 +183,8 @@ class _Deck:
 
     def __init__(self, hands: dict[str, tuple[int, ...]] | None) -> None:
         self.hands = hands
-        self.used: dict[int, str] = {t: _("dealt") for tiles in (hands or {}).values() for t in tiles}
+        self.used: set[int] = {t for tiles in (hands or {}).values() for t in tiles}
+        """Tiles dealt or drawn so far."""
         self.size = {p: len(tiles) for p, tiles in (hands or {}).items()}
         self.placed: dict[int, int] = {}
 
@@ -208,7 +209,7 @@ class _Deck:
         if self.size[player] >= HAND_SIZE:
             raise GameError(_("{where}: {player} would hold seven tiles").format(where=where,
                                                                               player=player_name(player)))
-        self.used[tile] = where
+        self.used.add(tile)
         self.size[player] += 1
         return Draw(player, tile)
 

@@ -7,10 +7,11 @@ import random
 
 from table_play import Segment, hand, plus, referee_sees, reference_game, still, table_script
 
-from tantrix_pi import rules
+from tantrix_pi import record, rules
 from tantrix_pi.game import MUST_FILL, NOT_IN_HAND, Draw, Game, Hand, Move
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.selfplay import random_game
+from tantrix_pi.tiles import COLOUR_NAMES
 
 
 def turn_starts_owing(ref: Game) -> list[tuple[int, str, set[str]]]:
@@ -163,3 +164,8 @@ def test_the_live_loop_reads_the_zones_and_a_restart_keeps_the_hands(tmp_path):
     assert "illegal" not in kinds and "to_play" in kinds
     assert [e.data["tile"] for e in sink.events if e.kind == "placed"] == [m.placement.tile for m in ref.moves]
     assert second.referee.game.hands == ref.hands and second.referee.board == ref.board
+    exported = second.store.record(second.game)  # what `game export` writes: the hands as dealt and every draw
+    assert exported["hands"] == {COLOUR_NAMES[p]: sorted(t) for p, t in ref.dealt.items()}
+    assert sum("draw" in m for m in exported["moves"]) == sum(isinstance(e, Draw) for e in ref.events)
+    replayed, _ = record.replay(record.from_dict(exported))
+    assert replayed.board == ref.board and replayed.hands == ref.hands

@@ -46,7 +46,8 @@ log = logging.getLogger("tantrix_pi.live")
 Detector = Callable[[np.ndarray], Detection]
 
 IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "storage", "solved", "not_solved",
-             "bag_empty", "taken_back", "removed", "draw", "placed", "turned", "moved", "forced", "corrected")
+             "must_fill", "bag_empty", "taken_back", "removed", "restored", "draw", "placed", "turned", "moved",
+             "corrected", "to_play", "forced")
 """Event kinds in the order the screen's message line prefers them."""
 
 
