@@ -1,11 +1,11 @@
 """`tantrix-pi devices check`: a test frame, button presses printed, one-line errors."""
 
 import threading
-import time
 
 from PIL import Image
 
 from tantrix_pi.cli import main
+from tantrix_pi.commands import devices
 from tantrix_pi.devices.screen import PLAYER_RGB
 
 
@@ -24,13 +24,19 @@ def test_check_reports_a_missing_display_in_one_line(capsys):
     assert err.count("\n") == 1 and "/dev/i2c-99" in err
 
 
-def test_check_prints_button_presses_and_shows_them(tmp_path, capsys, mock_factory):
-    def presser():
-        pin = mock_factory.pin(5)
-        while pin.when_changed is None:  # until the command watches the buttons
-            time.sleep(0.01)
-        pin.drive_low()  # held down: the press counts once it has kept still for the debounce time
+def test_check_prints_button_presses_and_shows_them(tmp_path, capsys, mock_factory, monkeypatch):
+    watching = threading.Event()
+    watch = devices._watch
 
+    def watched(*args):
+        watching.set()
+        watch(*args)
+
+    def presser():
+        if watching.wait(timeout=60):  # the command has made its buttons and watches them
+            mock_factory.pin(5).drive_low()  # held down: it counts once it has kept still for the debounce time
+
+    monkeypatch.setattr(devices, "_watch", watched)
     thread = threading.Thread(target=presser, daemon=True)
     thread.start()
     code = main(["devices", "check", "--display", f"png:{tmp_path}", "--buttons", "5,6,13", "--seconds", "3"])
