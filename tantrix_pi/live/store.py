@@ -81,6 +81,8 @@ class Event:
     data: dict
     game: int | None = None
     """The stored game it belongs to (the live loop sets it before announcing)."""
+    at: float | None = None
+    """When it was announced, seconds since the epoch (the live loop sets it: every sink writes the same time)."""
 
 
 @dataclass(frozen=True)
