@@ -110,6 +110,8 @@ class Listener:
         broker = broker_of(url)
         self.got: list[Received] = []
         self.subscribed = threading.Event()
+        self.sessions: list[bool] = []
+        """At each connection: whether the broker still had this listener's session."""
         self._lock = threading.Lock()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
         self.client.reconnect_delay_set(1, 1)
@@ -117,6 +119,7 @@ class Listener:
         props.SessionExpiryInterval = 3600
 
         def connected(client, userdata, flags, reason, properties):
+            self.sessions.append(flags.session_present)
             client.subscribe(topics, qos=1)
 
         def subscribed(client, userdata, mid, reasons, properties):
