@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from live_fakes import B, detect_frame, frame_of, scene_frames, scene_source
 
+from tantrix_pi import rules
+from tantrix_pi.board import Board
 from tantrix_pi.devices.sources import CameraGone, FrameSource, sequence_source
 from tantrix_pi.live.camera import CameraWatch
 from tantrix_pi.live.commands import EndTurn, NewGame, Undo
@@ -43,6 +45,19 @@ def test_replay_announces_each_placement_once_and_the_illegal_one_taken_back(tmp
     assert store.board(loop.game) == B(*[(p.tile, p.q, p.r, p.rot) for p in moves])
     assert [e.kind for e in store.events(loop.game)] == kinds(sink)  # everything announced was stored
     assert "scores" in kinds(sink)
+
+
+def test_the_view_names_the_illegal_tile_and_draws_no_forced_space_of_its_own(tmp_path):
+    moves = GAME[:8]
+    loop, sink, _store = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=5)))
+    at = next(i for i, e in enumerate(sink.events) if e.kind == "illegal")
+    bad = sink.events[at].data
+    view = next(v for v in sink.views if v.illegal)
+    assert view.illegal == [{"tile": bad["tile"], "cell": bad["cell"], "rot": bad["rot"],
+                             "violations": bad["violations"]}]
+    accepted = Board(p for p in view.board if p.tile != bad["tile"])
+    assert [f["cell"] for f in view.forced] == [list(f.cell) for f in rules.forced_space_report(accepted)]
+    assert view.to_move in ("R", "B") and sink.views[-1].illegal == []
 
 
 def test_a_hand_over_the_board_never_yields_an_event(tmp_path):

@@ -377,7 +377,10 @@ class LiveLoop:
         scores = ref.scores()
         last = out.added[-1].placement if out and out.added else ref.moves[-1].placement if ref.moves else None
         doubted = list(self.tracker.announced_unsure[0]) if self.tracker.announced_unsure else []
+        playing = ref.game is not None and not ref.over
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores, ref.turn, last,
                     game=self.game, mode=ref.setup.mode, players=list(ref.setup.players), puzzle=ref.setup.puzzle,
-                    doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [])
+                    doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [],
+                    illegal=ref.illegal(), to_move=ref.game.to_play if playing else None,
+                    must_fill=ref.must_fill() if playing else [])
 

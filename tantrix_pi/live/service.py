@@ -74,8 +74,10 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None, zone
                     log.info("calibration profile %s loaded", followed)
                 except TantrixError as e:  # a damaged profile must not stop the referee: keep the last one
                     log.error("%s; the detector keeps its previous calibration", e)
+        if not zones:
+            return detect(image, profile=loaded["profile"])
         size = (image.shape[1], image.shape[0])
-        return detect(image, profile=loaded["profile"], zones=[in_pixels(z, size) for z in (zones or {}).values()])
+        return detect(image, profile=loaded["profile"], zones=[in_pixels(z, size) for z in zones.values()])
 
     return run
 
