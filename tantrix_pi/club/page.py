@@ -58,7 +58,7 @@ class Cards:
         return {
             "name": table.name, "online": self.club.online(table), "game": state.get("game") or 0,
             "mode": mode_name(state.get("mode")), "status": status, "tiles": tiles, "svg": svg,
-            "message": said.get("text", "") if said else "",
+            "message": said.get("text", "") if said else "", "said": said.get("t", "") if said else "",
             "players": [{"colour": c, "name": name_of(c), "score": scores.get(c, 0), "to_move": c == turn and not over}
                         for c in players],
             "games": [{"game": n, "result": outcome_text((g.get("over") or {}).get("winners") or []),
