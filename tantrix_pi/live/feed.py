@@ -6,7 +6,7 @@ Topics, each under `tantrix/TABLE/`:
 |---|---|---|
 | `event` | each announcement, exactly as events.jsonl writes it (`sinks.event_line`), in order | 1 |
 | `state` | the table page's `/api/state` (board, scores, turn, the last announcements, ...) | 1, retained |
-| `online` | `1` while the referee runs (again each HEARTBEAT_S), `0` at a clean exit and as its will | 1, retained |
+| `online` | `1` while the referee runs (again each HEARTBEAT_S), `0` as its will (at a clean exit too) | 1, retained |
 | `game/N` | a finished game: `{"game", "over": the game_over event's data, "record": tantrix-game/1}` | 1, retained |
 
 An event or game message carries two MQTT v5 user properties, `stream` (the state database's) and `seq` (its number
@@ -34,6 +34,7 @@ from pathlib import Path
 from paho.mqtt import client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
@@ -361,12 +362,9 @@ class Feed(Sink):
     def _goodbye(self) -> None:
         if not self.connected:
             return  # the broker says the last will itself
-        info = self.client.publish(self.topic + "online", "0", qos=1, retain=True)
-        try:
-            info.wait_for_publish(1.0)
-        except (RuntimeError, ValueError):
-            pass
-        self.client.disconnect()
+        # the broker says the will (online 0) at this disconnection too: a 0 of our own could wait behind a backlog
+        # in paho and be dropped with it, leaving the table online
+        self.client.disconnect(reasoncode=ReasonCode(PacketTypes.DISCONNECT, "Disconnect with will message"))
         if self.waiting or self.inflight:
             log.info("feed: %d messages of table %s go out at the next start", len(self.waiting) + len(self.inflight),
                      self.table)
