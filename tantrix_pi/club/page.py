@@ -36,11 +36,11 @@ def scores_text(scores: dict) -> str:
 
 
 class Cards:
-    """Each table's card; a board is drawn again only when its table changed."""
+    """Each table's card; a board is drawn again only when its table's state changed (not at each announcement)."""
 
     def __init__(self, club: Club) -> None:
         self.club = club
-        self._svg: dict[str, tuple[int, str, int]] = {}
+        self._svg: dict[str, tuple[dict | None, str, int]] = {}
 
     def card(self, table: Table) -> dict:
         state = table.state or {}
@@ -69,7 +69,7 @@ class Cards:
 
     def _board(self, table: Table, state: dict) -> tuple[int, str]:
         cached = self._svg.get(table.name)
-        if cached is not None and cached[0] == table.version:
+        if cached is not None and cached[0] is table.state:  # each state message is a new dict
             return cached[2], cached[1]
         try:
             board = Board.from_dict(state.get("board") or {"format": "tantrix-board/1", "tiles": []})
@@ -80,7 +80,7 @@ class Cards:
         except (BoardError, TypeError, KeyError, IndexError, ValueError):  # not a board a referee of ours sends
             board, forced, last, doubted = Board(), [], None, []
         svg = board_svg(board, forced, last, doubted, label=_("The board of table {table}").format(table=table.name))
-        self._svg[table.name] = (table.version, svg, len(board))
+        self._svg[table.name] = (table.state, svg, len(board))
         return len(board), svg
 
 
