@@ -263,7 +263,7 @@ class Broker:
     port: int
     tls: bool = False
     user: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)
 
     def __str__(self) -> str:
         """The URL without its password (for logs and pages)."""
