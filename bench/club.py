@@ -58,6 +58,13 @@ from tantrix_pi.live.sinks import MemorySink, Sinks  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
 
 SAID = re.compile(r'data-said="([0-9.]+)"')
+CLUB_BROKER = "max_queued_messages 10000\n"
+"""What docs/club.md adds to mosquitto's configuration for a club (beside its listener)."""
+
+
+def drops(broker: Mosquitto) -> int:
+    """How often the broker said it dropped messages for a subscriber that fell behind."""
+    return broker.log.read_text().count("Outgoing messages are being dropped")
 
 
 def follow(url: str, page: str, tables: int, ready, out) -> None:
@@ -175,7 +182,7 @@ def rss_kb(pid: int) -> dict[str, int]:
 
 
 def club_at_scale(tmp: Path, tables: int, fps: float) -> None:
-    broker = Mosquitto(tmp / "broker").start()
+    broker = Mosquitto(tmp / "broker", extra=CLUB_BROKER).start()
     port = free_port()
     page = f"http://127.0.0.1:{port}/"
     club = subprocess.Popen([sys.executable, "-m", "tantrix_pi", "club", "--mqtt", broker.url, "--web", str(port),
@@ -198,6 +205,7 @@ def club_at_scale(tmp: Path, tables: int, fps: float) -> None:
         received, delays, finished, messages = out.get(timeout=300)
         follower.join(30)
         used = rss_kb(club.pid)
+        dropped = drops(broker)
     finally:
         club.terminate()
         club.wait(20)
@@ -208,11 +216,11 @@ def club_at_scale(tmp: Path, tables: int, fps: float) -> None:
           f"core of its own; all games played in {played:.1f} s, {finished} of {tables} seen finished")
     print()
     print("| events delivered | events/s (first to last) | messages a game (median) | club page latency median ms "
-          "| p90 ms | max ms | club RSS idle MB | club peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| p90 ms | max ms | club RSS idle MB | club peak RSS MB | broker drops |")
+    print("|---|---|---|---|---|---|---|---|---|")
     print(f"| {len(received)} | {len(received) / span:.0f} | {statistics.median(messages.values()):.0f} "
           f"| {1000 * statistics.median(delays):.0f} | {1000 * pct(delays, 90):.0f} | {1000 * max(delays):.0f} "
-          f"| {idle['VmRSS'] / 1024:.0f} | {used['VmHWM'] / 1024:.0f} |")
+          f"| {idle['VmRSS'] / 1024:.0f} | {used['VmHWM'] / 1024:.0f} | {dropped} |")
 
 
 def waiting_in(path: Path) -> int:
@@ -235,7 +243,7 @@ def finished_in(path: Path) -> bool:
 
 def outbox_drain(tmp: Path, tables: int, fps: float) -> None:
     logging.getLogger("tantrix_pi.feed").setLevel(logging.ERROR)  # "lost the broker": each table's, as meant
-    broker = Mosquitto(tmp / "broker-drain").start()
+    broker = Mosquitto(tmp / "broker-drain", extra=CLUB_BROKER).start()
     feeds: dict = {}
     played, hold = threading.Semaphore(0), threading.Event()
     threads = tables_playing(tmp / "drain", tables, broker.url, fps, feeds=feeds, played=played, hold=hold)
