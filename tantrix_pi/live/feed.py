@@ -57,8 +57,9 @@ KEEP = 10_000
 """Messages that may wait for the broker (some 40 games' announcements); past it the oldest are dropped."""
 CLOSE_S = 3.0
 """At a clean exit, how long the waiting messages may take to go out (the rest go at the next start)."""
-RECONNECT_S = (1, 30)
-"""Seconds between tries to reach a broker that is away: from the first to the most."""
+RECONNECT_S = (1, 10)
+"""Seconds between tries to reach a broker that is away: from the first to the most (paho doubles it each time). A
+try costs nothing; the most is how long after the broker is back a table may still wait (bench/club.py)."""
 
 
 class FeedError(TantrixError):
