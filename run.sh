@@ -50,13 +50,17 @@ font() {
 }
 
 browser() {
-    # The web page's tests drive Debian's chromium through its chromedriver (docs/web.md).
-    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && return 0
-    command -v apt-get >/dev/null 2>&1 || { echo "run.sh: no apt-get: the browser tests will be skipped" >&2; return 0; }
-    echo "run.sh: installing Debian's chromium and chromium-driver for the web page's browser tests" >&2
+    # The web pages' tests drive Debian's chromium through its chromedriver (docs/web.md); the club's run Debian's
+    # mosquitto as their MQTT broker (docs/club.md).
+    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && [ -x /usr/sbin/mosquitto ] && return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "run.sh: no apt-get: the browser and broker tests will be skipped" >&2
+        return 0
+    fi
+    echo "run.sh: installing Debian's chromium, chromium-driver and mosquitto for the browser and broker tests" >&2
     as_root apt-get update -qq || true
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null ||
-        echo "run.sh: chromium could not be installed: the browser tests will be skipped" >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver mosquitto >/dev/null ||
+        echo "run.sh: chromium or mosquitto could not be installed: their tests will be skipped" >&2
 }
 
 job="${1:-demo}"

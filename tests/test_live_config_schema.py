@@ -46,11 +46,25 @@ def test_display_and_voice_settings_reach_the_devices(tmp_path):
     ({"buttons": {"back": 17}}, "buttons: two buttons share a pin"),
     ({"voice": {"words_per_minute": 1000}}, "voice.words_per_minute = 1000 is wrong"),
     ({"mode": {"hint_s": 0}}, "mode.hint_s = 0 is wrong"),
+    ({"feed": {"mqtt": "mqtt://club.local"}}, "feed.table is needed when feed.mqtt is set"),
+    ({"feed": {"mqtt": "http://club.local", "table": "t1"}}, "feed.mqtt = 'http://club.local' is wrong"),
+    ({"feed": {"mqtt": "mqtt://club.local", "table": "t 1"}}, "feed.table = 't 1' is wrong"),
+    ({"feed": {"mqtt": "mqtt://club.local", "table": "t1/state"}}, "feed.table = 't1/state' is wrong"),
 ])
 def test_a_wrong_device_setting_is_one_line_naming_the_key(data, says):
     with pytest.raises(ConfigError) as e:
         config.from_dict(data)
     assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_feed_names_its_broker_and_never_shows_its_password():
+    feed = config.from_dict({"feed": {"mqtt": "mqtts://table1:p%40ss@club.local", "table": "t1"}}).feed
+    broker = feed.broker
+    assert (broker.host, broker.port, broker.tls, broker.user, broker.password) == ("club.local", 8883, True, "table1",
+                                                                                   "p@ss")
+    assert "p@ss" not in str(broker) and "p@ss" not in repr(broker) and str(broker) == "mqtts://table1@club.local:8883"
+    assert config.broker_of("mqtt://[::1]").port == 1883 and str(config.broker_of("mqtt://[::1]")) == "mqtt://[::1]:1883"
+    assert config.from_dict({}).feed.broker is None  # no feed by default
 
 
 def default_config_of_install_sh() -> str:

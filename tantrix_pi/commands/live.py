@@ -30,6 +30,10 @@ def register(cli) -> None:
                           "Ctrl-C"))
     p.add_argument("--fps", type=_fps, metavar="N",
                    help=_("frames per second of the replay (default: as fast as it goes; 6 with --web)"))
+    p.add_argument("--mqtt", type=broker_url, metavar="URL",
+                   help=_("publish the game to the club's MQTT broker at URL (mqtt://HOST:1883; docs/club.md)"))
+    p.add_argument("--table", type=table_name, default="demo", metavar="NAME",
+                   help=_("the table's name on the club's page, with --mqtt (demo)"))
     game = cli.group("game", _("Games of 2-4 players: records and replays."))
     p = cli.command("export", _("Write the current (or last) game's record, as `game replay` reads it."), cmd_export,
                     parent=game)
@@ -58,6 +62,45 @@ def _fps(text: str) -> float:
         raise argparse.ArgumentTypeError(_("needs frames per second 0..240 (0: as fast as it goes), not {text!r}")
                                          .format(text=text))
     return value
+
+
+def broker_url(text: str) -> str:
+    import argparse
+
+    from tantrix_pi.live.config import broker_of
+
+    if broker_of(text) is None:
+        raise argparse.ArgumentTypeError(_("needs a broker's URL, mqtt://HOST:1883 or mqtts://USER:PASSWORD@HOST:8883, "
+                                           "not {text!r}").format(text=text))
+    return text
+
+
+def table_name(text: str) -> str:
+    import argparse
+
+    from tantrix_pi.live.config import TABLE_NAME
+
+    if not TABLE_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(_("needs a name of 1 to 32 letters, digits, - or _, such as t1, not {text!r}")
+                                         .format(text=text))
+    return text
+
+
+def club_feed(feed: config_mod.FeedConfig, state_db: Path, hub=None) -> list:
+    """The sinks of the club's feed ([feed], docs/club.md), none without a broker: the feed last (`start()` it once the
+    state database exists), which publishes the page's state as the page's `hub` has it, or, when the page is off
+    (None), as a hub of its own before it does."""
+    if feed.broker is None:
+        return []
+    from tantrix_pi.live.feed import Feed
+    from tantrix_pi.web.hub import Hub
+    from tantrix_pi.web.state import PageState
+
+    own = [Hub()] if hub is None else []
+    hub = hub or own[0]
+    page = PageState(hub)
+    return [*own, Feed(feed.broker, feed.table, state_db, state=lambda: page.build(hub.snapshot()),
+                       ca_file=feed.ca_file, home_assistant=feed.home_assistant)]
 
 
 class StopRequest:
@@ -108,11 +151,18 @@ def cmd_run(args) -> int:
         if store.moved_aside:
             log.error("the state database was damaged: kept aside as %s; starting a new game", store.moved_aside)
         hub = web_server.hub_for(cfg)
-        sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else [])])
+        feed = club_feed(cfg.feed, store.path, hub)
+        sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else []), *feed])
         opened.callback(sink.close)
         loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, hint_s=cfg.mode.hint_s,
                         notifier=Notifier(), hands=hands)
         stop_request.attach(loop)
+        if feed:  # the feed's first state is the game as it stands
+            view = loop.view()
+            for s in [hub, *feed]:
+                if s is not None:
+                    s.show(view)
+            feed[-1].start()
         web = web_server.start(cfg, loop, hub, detect, profile_path)
         if web is not None:
             opened.callback(web.stop)
@@ -140,6 +190,7 @@ def menu_calibration(profile_path: Path, detect):
 
 def cmd_demo(args) -> int:
     from tantrix_pi.live.demo import run_demo
+    from tantrix_pi.live.sinks import Sinks
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -158,6 +209,8 @@ def cmd_demo(args) -> int:
         hub = Hub()
         sock = listen("", args.web)  # before the replay: a port in use is one line at once
     fps = args.fps if args.fps is not None else 6.0 if args.web is not None else 0.0
+    feed = club_feed(config_mod.FeedConfig(mqtt=args.mqtt or "", table=args.table), out / "state.db", hub)
+    extra = [*([hub] if hub is not None else []), *feed]
 
     def started(loop) -> None:
         nonlocal web
@@ -168,8 +221,14 @@ def cmd_demo(args) -> int:
             web = serve(hub, sock, state_db=loop.store.path, detect=make_detector(""), profile=out / "profile.toml")
             print(_("demo: the table's page is at {addresses} (pairing code {code})").format(
                 addresses=" | ".join(addresses(sock)), code=web.site.pairing.code), flush=True)
+        if feed:  # after the hub has the game: the feed's first state is the game as it stands
+            for s in feed:
+                s.show(loop.view())
+            feed[-1].start()
+            print(_("demo: the game goes to the broker {broker} as table {table}").format(broker=feed[-1].broker,
+                                                                                         table=args.table), flush=True)
 
-    loop, demo, elapsed = run_demo(out, extra=hub, fps=fps, started=started)
+    loop, demo, elapsed = run_demo(out, extra=Sinks(extra) if extra else None, fps=fps, started=started)
     code = _demo_verdict(out, loop, demo, elapsed)
     if web is not None:
         print(_("demo: the game is over; the page stays at http://localhost:{port}/ until Ctrl-C").format(

@@ -9,9 +9,11 @@ ConfigError, one line naming the key, which the command line turns into exit 2.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from tantrix_pi import i18n
 from tantrix_pi.errors import TantrixError
@@ -254,6 +256,64 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class Broker:
+    """An MQTT broker as a `mqtt://` or `mqtts://` URL names it: host, port, TLS, user and password."""
+
+    host: str
+    port: int
+    tls: bool = False
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        """The URL without its password (for logs and pages)."""
+        user = f"{self.user}@" if self.user else ""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'mqtts' if self.tls else 'mqtt'}://{user}{host}:{self.port}"
+
+
+def broker_of(url: str) -> Broker | None:
+    """The broker a `mqtt://[USER[:PASSWORD]@]HOST[:PORT]` or `mqtts://...` URL names (ports 1883 and 8883 by
+    default); None when it is not such a URL."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or parts.path not in ("", "/") or parts.query:
+        return None
+    tls = parts.scheme == "mqtts"
+    return Broker(parts.hostname, port or (8883 if tls else 1883), tls,
+                  unquote(parts.username) if parts.username else None,
+                  unquote(parts.password) if parts.password is not None else None)
+
+
+TABLE_NAME = re.compile(r"[\w-]{1,32}")
+"""A table's name: one level of the MQTT topics (letters, digits, - and _)."""
+
+
+@dataclass(frozen=True)
+class FeedConfig:
+    """[feed]: the club's MQTT broker this table publishes to (docs/club.md); none by default."""
+
+    mqtt: str = key("", lambda v: isinstance(v, str) and (v == "" or broker_of(v) is not None),
+                    N_("a broker's URL, mqtt://HOST:1883 or mqtts://USER:PASSWORD@HOST:8883, or empty for none"))
+    """The broker's URL; empty: no feed."""
+    table: str = key("", lambda v: isinstance(v, str) and (v == "" or TABLE_NAME.fullmatch(v) is not None),
+                     N_("a name of 1 to 32 letters, digits, - or _, such as t1"))
+    """This table's name in the topics (tantrix/TABLE/...) and on the club's page; needed with `mqtt`."""
+    ca_file: str = key("", lambda v: isinstance(v, str), N_("a CA certificate file (PEM), or empty for the system's"))
+    """mqtts: the certificate of the authority that signed the broker's; empty: the system's authorities."""
+    home_assistant: bool = key(False, lambda v: isinstance(v, bool), N_("true or false"))
+    """Also publish Home Assistant's MQTT discovery messages (a sensor each for the scores and the turn)."""
+
+    @property
+    def broker(self) -> Broker | None:
+        """The broker to publish to, None without one."""
+        return broker_of(self.mqtt) if self.mqtt else None
+
+
+@dataclass(frozen=True)
 class PathsConfig:
     """[paths]: the state folder and the files in it."""
 
@@ -280,6 +340,7 @@ class Config:
     mode: ModeConfig = field(default_factory=ModeConfig)
     seats: SeatsConfig = field(default_factory=SeatsConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    feed: FeedConfig = field(default_factory=FeedConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
 
     @property
@@ -357,6 +418,9 @@ def _check_together(cfg: Config, data: dict, where: str) -> None:
             where=where, source=cfg.camera.source))
     if cfg.display.kind == "png" and not cfg.display.dir:
         raise ConfigError(_("{where}: display.dir is needed when display.kind = 'png'").format(where=where))
+    if cfg.feed.mqtt and not cfg.feed.table:
+        raise ConfigError(_("{where}: feed.table is needed when feed.mqtt is set (the table's name on the club's "
+                            "page, such as t1)").format(where=where))
     pins = cfg.buttons.pins
     if cfg.display.kind in SPI_DISPLAYS:
         buttons = {pin: name for name, pin in pins.items()}

@@ -360,7 +360,7 @@ class LiveLoop:
     # -- announcing -------------------------------------------------------------------------------
     def _say(self, events: list[Event], out: Ruling | None = None) -> None:
         for e in events:
-            self.sink.announce(e if e.game is not None else replace(e, game=self.game))
+            self.sink.announce(replace(e, game=self.game if e.game is None else e.game, at=time.time()))
         menu_shown = self.menu is not None and self.menu.screen() is not None
         if out is not None and events and not menu_shown:  # the menu's page stays until it is closed
             self.sink.show(self.view(events, out))

@@ -75,6 +75,14 @@ class Sink:
         """Release what the sink holds."""
 
 
+def event_line(event: Event) -> str:
+    """An announcement as one JSON object, as events.jsonl holds it and the club's feed sends it: time (when it was
+    announced), game, kind, text, data."""
+    at = event.at if event.at is not None else time.time()
+    return json.dumps({"t": round(at, 3), "game": event.game, "kind": event.kind, "text": event.text,
+                       "data": event.data})
+
+
 class ConsoleSink(Sink):
     """Prints each announcement as one line (stdout is the journal under systemd)."""
 
@@ -111,8 +119,7 @@ class JsonLinesSink(Sink):
         self.file = self.path.open("a", encoding="utf-8")
 
     def announce(self, event: Event) -> None:
-        self.file.write(json.dumps({"t": round(time.time(), 3), "game": event.game, "kind": event.kind,
-                                    "text": event.text, "data": event.data}) + "\n")
+        self.file.write(event_line(event) + "\n")
         self.file.flush()
 
     def close(self) -> None:

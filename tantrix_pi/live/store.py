@@ -43,7 +43,11 @@ CREATE TABLE IF NOT EXISTS events (
     kind TEXT NOT NULL, data TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS states (
     id INTEGER PRIMARY KEY, game INTEGER NOT NULL REFERENCES games(id), state TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS feed (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, payload TEXT NOT NULL, retain INTEGER NOT NULL);
 """
+"""`feed`: the club feed's messages its broker has not acknowledged yet (`Outbox`), as they are sent: the words
+as said. An older tantrix-pi leaves the table alone, so it needs no new schema version."""
 
 
 class StoreError(TantrixError):
@@ -81,6 +85,8 @@ class Event:
     data: dict
     game: int | None = None
     """The stored game it belongs to (the live loop sets it before announcing)."""
+    at: float | None = None
+    """When it was announced, seconds since the epoch (the live loop sets it: every sink writes the same time)."""
 
 
 @dataclass(frozen=True)
@@ -339,6 +345,62 @@ class Store:
             if isinstance(e, sqlite3.OperationalError):
                 raise WriteError(self.path, str(e)) from None
             raise
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A message of the club's feed waiting for its broker: its number in the stream, topic (under the table's),
+    payload and whether the broker keeps it."""
+
+    id: int
+    topic: str
+    payload: str
+    retain: bool = False
+
+
+class Outbox:
+    """The feed's messages its broker has not acknowledged, kept in the state database so that they go out after a
+    restart too; numbered in one stream that never counts back (`stream` names it: a new database starts another).
+
+    It has a connection of its own for the feed's thread, which never makes the referee wait: its writes are not
+    synced to the disk themselves (the referee's next commit syncs them) and take the database for microseconds.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        with self._tx():
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('feed_stream', lower(hex(randomblob(8))))")
+        self.stream: str = self.db.execute("SELECT value FROM meta WHERE key='feed_stream'").fetchone()[0]
+        """This database's stream of messages (the receivers' key, with the number, for what they have had)."""
+
+    def waiting(self) -> list[Queued]:
+        """Every message still to be acknowledged, oldest first."""
+        rows = self.db.execute("SELECT id, topic, payload, retain FROM feed ORDER BY id").fetchall()
+        return [Queued(i, t, p, bool(r)) for i, t, p, r in rows]
+
+    def next_id(self) -> int:
+        """The number the next message takes (one more than any message ever kept, acknowledged ones too)."""
+        row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name='feed'").fetchone()
+        return (row[0] if row else 0) + 1
+
+    def add(self, messages: list[Queued]) -> None:
+        """Keep these messages (numbered by the caller, from next_id on) until `done`."""
+        with self._tx():
+            self.db.executemany("INSERT INTO feed VALUES (?, ?, ?, ?)",
+                                [(m.id, m.topic, m.payload, int(m.retain)) for m in messages])
+
+    def done(self, ids: list[int]) -> None:
+        """The broker has these (or they were given up): forget them."""
+        with self._tx():
+            self.db.executemany("DELETE FROM feed WHERE id=?", [(i,) for i in ids])
+
+    def close(self) -> None:
+        self.db.close()
+
+    _tx = Store._tx
 
 
 def set_aside(path: Path, label: str) -> Path:
