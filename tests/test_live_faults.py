@@ -228,3 +228,29 @@ def test_after_a_damaged_or_emptied_database_the_new_game_starts_a_new_event_str
     assert {e["game"] for e in second} == {1}
     [old] = state.glob("events.jsonl.old-*")
     assert stream(old) == first
+
+
+def test_a_full_state_disk_at_start_stops_run_in_one_line(tmp_path, capsys):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "state.db.lock").symlink_to("/dev/full")  # every write to it: ENOSPC, as on a full card
+    assert main(["run", "--config", service_config(tmp_path, state)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "state.db.lock: cannot write the lock file (No space left on device)" in err
+
+
+def test_an_events_file_on_a_full_disk_costs_no_traceback_at_exit(tmp_path, capsys, caplog):
+    from test_live_run import photos
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    photos(frames, game_moves(1, 2)[:1])
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\n[web]\nenabled = false\n'
+                   f'[paths]\nstate_dir = "{tmp_path / "state"}"\nevents = "/dev/full"\n')
+    assert main(["run", "--config", str(cfg)]) == 0  # the game is saved: stopping is an ordinary stop
+    out, err = capsys.readouterr()
+    assert "plays tile" in out and err == ""
+    failed = [r.getMessage() for r in caplog.records if "JsonLinesSink failed" in r.getMessage()]
+    assert len(failed) == 1 and "No space left on device" in failed[0]  # said once, at the first write
+    assert any("JsonLinesSink could not close" in r.getMessage() for r in caplog.records)

@@ -358,7 +358,8 @@ def _hold_lock(db: Path):
     that holds it when another referee already runs on this database."""
     path = db.with_name(db.name + ".lock")
     try:
-        f = path.open("a+", encoding="utf-8")
+        # unbuffered: a write that fails leaves nothing for close() to retry; not truncated before it is locked
+        f = open(os.open(path, os.O_RDWR | os.O_CREAT, 0o644), "r+b", buffering=0)  # noqa: SIM115
     except OSError as e:
         raise StoreError(_("{path}: cannot make the lock file ({error})").format(path=path, error=e.strerror)) \
             from None
@@ -366,13 +367,16 @@ def _hold_lock(db: Path):
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         f.seek(0)
-        holder = f.read().strip() or "?"
+        holder = f.read().decode(errors="replace").strip() or "?"
         f.close()
         raise StoreError(_("{path}: another tantrix-pi run (process {process}) is refereeing with this state "
                            "database; stop it first, or give this one its own paths.state_dir").format(
             path=db, process=holder)) from None
-    f.seek(0)
-    f.truncate()
-    f.write(f"{os.getpid()}\n")
-    f.flush()
+    try:
+        f.write(f"{os.getpid()}\n".encode())
+        f.truncate()
+    except OSError as e:  # a full disk: no room even for the process number
+        f.close()
+        raise StoreError(_("{path}: cannot write the lock file ({error})").format(path=path, error=e.strerror)) \
+            from None
     return f
