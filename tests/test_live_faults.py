@@ -22,7 +22,7 @@ from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sinks import MemorySink
-from tantrix_pi.live.store import Store, WriteError
+from tantrix_pi.live.store import Move, Store, WriteError
 from tantrix_pi.simulator import render
 
 
@@ -254,3 +254,25 @@ def test_an_events_file_on_a_full_disk_costs_no_traceback_at_exit(tmp_path, caps
     failed = [r.getMessage() for r in caplog.records if "JsonLinesSink failed" in r.getMessage()]
     assert len(failed) == 1 and "No space left on device" in failed[0]  # said once, at the first write
     assert any("JsonLinesSink could not close" in r.getMessage() for r in caplog.records)
+
+
+def test_game_export_reads_the_write_ahead_log_of_a_folder_it_cannot_write(shared, tmp_path):
+    live = shared / "live"
+    live.mkdir()
+    store = Store(live / "state.db")
+    game = store.new_game({"mode": "free", "players": [], "puzzle": None})
+    moves = game_moves(2)[:12]
+    for seq, p in enumerate(moves):
+        store.commit(game, Board(moves[:seq + 1]), added=[Move(seq, None, p, True)])
+    state = shared / "state"  # a copy taken while the referee ran: the last moves are in state.db-wal only
+    state.mkdir(mode=0o755)
+    state.chmod(0o755)
+    for name in ("state.db", "state.db-wal"):
+        shutil.copy(live / name, state / name)
+        (state / name).chmod(0o644)
+    store.close()
+    argv = ["game", "export", "--state-dir", str(state)]
+    code, out, err = run_cli(argv, rehearsal(argv, shared, tmp_path))
+    assert (code, err) == (0, "")
+    assert [m["tile"] for m in json.loads(out)["moves"]] == [p.tile for p in moves]
+    assert sorted(p.name for p in state.iterdir()) == ["state.db", "state.db-wal"]  # nothing written there

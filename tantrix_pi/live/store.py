@@ -12,7 +12,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,6 +107,7 @@ class Store:
         self.path = Path(path)
         self.moved_aside: Path | None = None
         self.lock = None
+        self._copy: tempfile.TemporaryDirectory | None = None
         if read_only:
             if not self.path.exists():
                 raise StoreError(_("{path}: no game recorded here").format(path=self.path))
@@ -139,14 +142,31 @@ class Store:
                 db.execute("SELECT 1 FROM games LIMIT 1")  # a damaged file fails here too (DatabaseError)
             except sqlite3.OperationalError:  # WAL needs its -shm file: a folder we cannot write has none
                 db.close()
-                db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
-                db.execute("SELECT 1 FROM games LIMIT 1")
+                db = self._open_private_copy()
         except sqlite3.OperationalError as e:
             raise StoreError(_("{path}: cannot read the state database ({error})").format(
                 path=self.path, error=e)) from None
         except sqlite3.DatabaseError as e:
             raise StoreError(_("{path}: the state database is damaged ({error}); the service moves it aside "
                                "on its next start").format(path=self.path, error=e)) from None
+        return db
+
+    def _open_private_copy(self) -> sqlite3.Connection:
+        """The database and its write-ahead log copied into a private folder and read there, every change the log
+        holds included (SQLite reads a WAL only beside its -shm file, which it cannot make in a read-only folder)."""
+        self._copy = tempfile.TemporaryDirectory(prefix="tantrix-export-")
+        copy = Path(self._copy.name) / self.path.name
+        try:
+            for suffix in ("", "-wal"):
+                side = self.path.with_name(self.path.name + suffix)
+                if side.exists():
+                    shutil.copyfile(side, copy.with_name(copy.name + suffix))
+        except OSError as e:
+            self._copy.cleanup()
+            raise StoreError(_("{path}: cannot read the state database ({error})").format(
+                path=self.path, error=e.strerror)) from None
+        db = sqlite3.connect(copy, isolation_level=None)
+        db.execute("SELECT 1 FROM games LIMIT 1")
         return db
 
     def _check_writable(self) -> None:
@@ -193,6 +213,8 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        if self._copy is not None:
+            self._copy.cleanup()
         if self.lock is not None:
             self.lock.close()  # the lock goes with the file descriptor
             self.lock = None
