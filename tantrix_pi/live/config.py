@@ -318,6 +318,8 @@ def _values(cls: type, given: dict, where: str, prefix: str = "") -> dict:
     for f in fields(cls):
         if f.name in given:
             v, m = given[f.name], f.metadata
+            if isinstance(v, str) and "\0" in v:  # no file, address or language has one (the OS refuses them)
+                raise _wrong(where, prefix + f.name, v, N_("text without a NUL character"))
             if not m["check"](v):
                 raise _wrong(where, prefix + f.name, v, m["want"], m["choices"])
             values[f.name] = m["convert"](v)
