@@ -15,8 +15,9 @@ from tantrix_pi.calibration import check as check_view
 from tantrix_pi.calibration import colour as colour_cal
 from tantrix_pi.calibration import table as table_cal
 from tantrix_pi.calibration.charuco import BoardSpec, sheet
-from tantrix_pi.calibration.profile import Profile, default_path
+from tantrix_pi.calibration.profile import Profile, ProfileError
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
+from tantrix_pi.live import config as config_mod
 
 
 class ImageError(TantrixError):
@@ -69,9 +70,20 @@ def add_board_options(p: argparse.ArgumentParser, from_file: bool = True) -> Non
 
 
 def add_profile_option(p: argparse.ArgumentParser) -> None:
-    """--calibration PATH."""
+    """--calibration PATH and --config FILE."""
     p.add_argument("--calibration", metavar="PATH", type=Path, default=None,
-                   help=f"the profile file (default {default_path()})")
+                   help="the profile file (default: the one `tantrix-pi run` reads, below)")
+    p.add_argument("--config", metavar="FILE", help="the service's configuration: its paths.profile, else "
+                   "STATE_DIR/profile.toml (default: every default, /var/lib/tantrix-pi/profile.toml)")
+
+
+def profile_file(args: argparse.Namespace) -> Path:
+    """--calibration (in a folder that exists), else the profile `tantrix-pi run --config FILE` reads."""
+    if args.calibration is None:
+        return config_mod.load(args.config).profile_path
+    if not args.calibration.parent.is_dir():
+        raise ProfileError(f"--calibration {args.calibration}: no folder {args.calibration.parent}")
+    return args.calibration
 
 
 # ---- board ----------------------------------------------------------------------------------------
@@ -96,7 +108,7 @@ def cmd_board(args: argparse.Namespace) -> int:
 def cmd_camera(args: argparse.Namespace) -> int:
     """Calibrate the lens from photos of the board and store it in the profile."""
     spec = board_spec(args)
-    profile = Profile.load_or_new(args.calibration)
+    profile = Profile.load_or_new(profile_file(args))
     if args.live:
         from tantrix_pi.calibration.live import capture
 
@@ -109,7 +121,7 @@ def cmd_camera(args: argparse.Namespace) -> int:
     result = camera_cal.calibrate(views, size, rejected, fix_k3=not args.k3)
     for r in result.rejected:  # after a success only: a failure's one line already names them
         print(f"rejected {r.name}: {r.reason}", file=sys.stderr)
-    path = profile.with_section(camera=result.model()).save(args.calibration or profile.path)
+    path = profile.with_section(camera=result.model()).save()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
@@ -143,7 +155,7 @@ def one_photo(args: argparse.Namespace) -> np.ndarray:
 def cmd_table(args: argparse.Namespace) -> int:
     """Measure the table plane from the sheet lying on it."""
     spec = board_spec(args)
-    profile = Profile.load_or_new(args.calibration)
+    profile = Profile.load_or_new(profile_file(args))
     image = one_photo(args)
     plane = table_cal.measure(image, spec, profile.camera, args.px_per_mm)
     if profile.camera is None:  # after measuring, so that a failure stays one line
@@ -151,7 +163,7 @@ def cmd_table(args: argparse.Namespace) -> int:
               "(run `tantrix-pi calibrate camera` first for a straight view)", file=sys.stderr)
     profile = profile.with_section(table=plane)
     fit = table_cal.movement(profile, image, spec)
-    path = profile.save(args.calibration or profile.path)
+    path = profile.save()
     w, h = plane.rectified_size
     x0, y0, x1, y1 = plane.view_mm
     witnesses = sorted(n for n in plane.reference if n.startswith("marker_"))
@@ -194,10 +206,10 @@ def cmd_markers(args: argparse.Namespace) -> int:
 
 def cmd_colour(args: argparse.Namespace) -> int:
     """Learn the white balance and the tile colours from a photo of tiles."""
-    profile = Profile.load_or_new(args.calibration)
+    profile = Profile.load_or_new(profile_file(args))
     image = one_photo(args)
     model, sep = colour_cal.learn(image)
-    path = profile.with_section(colour=model).save(args.calibration or profile.path)
+    path = profile.with_section(colour=model).save()
     if args.json:
         print(json.dumps({"white_balance": list(model.white_balance), "lab": model.prototypes,
                           "pixels": sep.pixels, "spread": {n: round(v, 2) for n, v in sep.spread.items()},
@@ -220,7 +232,7 @@ def cmd_colour(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Draw what the profile implies on a photo and say whether the table calibration still holds."""
-    profile = Profile.load(args.calibration)
+    profile = Profile.load(profile_file(args))
     image = one_photo(args)
     spec = board_spec(args)
     moved = table_cal.movement(profile, image, spec) if profile.table else None

@@ -287,6 +287,11 @@ class Config:
         return Path(self.paths.state_dir)
 
     @property
+    def profile_path(self) -> Path:
+        """The calibration profile the detector reads (it may not exist yet) and `calibrate` writes."""
+        return Path(self.paths.profile) if self.paths.profile else self.state_dir / "profile.toml"
+
+    @property
     def events_path(self) -> Path:
         return Path(self.paths.events) if self.paths.events else self.state_dir / "events.jsonl"
 
