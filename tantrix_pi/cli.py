@@ -33,7 +33,8 @@ class Cli:
 
     def __init__(self) -> None:
         self.parser = Parser(prog="tantrix-pi", description=_("Tantrix referee for a camera over a table."))
-        self.parser.add_argument("--version", action="version", version=f"tantrix-pi {__version__}")
+        self.parser.add_argument("--version", action="version", version=f"tantrix-pi {__version__}",
+                                 help=_("show the version and exit"))
         self.parser.add_argument("--lang", metavar="CODE", help=_(
             "the language of everything said: {languages} (default: from LANGUAGE, LC_ALL, LC_MESSAGES, "
             "LANG, else en)").format(languages=", ".join(i18n.LANGUAGES)))

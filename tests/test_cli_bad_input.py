@@ -107,6 +107,7 @@ CASES = [
     (["calibrate", "table", "{d}/noise.png"], 2, "the sheet is not seen well enough"),
     (["calibrate", "colour", "{d}/missing.png"], 2, "no such file"),
     (["devices", "check", "--seconds", "-1"], 2, "--seconds"),
+    (["devices", "check"], 2, "devices check: nothing to try: give --display SPEC, --buttons or --voice"),
     (["devices", "check", "--display", "purple"], 2, "not supported"),
     (["devices", "check", "--display", "png:{d}/missing/frames"], 2, "png:{d}/missing/frames: no such folder"),
     (["calibrate", "board", "--out", "{d}/missing/sheet.png"], 2, "sheet.png: cannot write it (No such file"),
