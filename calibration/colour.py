@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy.stats import trim_mean
 
 from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
 from tantrix_pi.errors import TantrixError
@@ -137,6 +136,8 @@ def _gains(black_rgb: np.ndarray) -> tuple[float, float, float] | None:
 
 def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
     """White balance and prototypes from a BGR photo of face-up tiles showing all four colours."""
+    from scipy.stats import trim_mean  # here, not at the top: scipy.stats alone takes 40 Python starts to load
+
     gains, balanced = (1.0, 1.0, 1.0), image
     # Under a warm lamp the blue arcs look dark and grey, pass for tile black and tint it blue: the
     # black is measured again on the balanced photo, where they are blue again, until the gains settle.

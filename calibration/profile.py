@@ -17,12 +17,11 @@ import cv2
 import numpy as np
 
 from tantrix_pi.errors import TantrixError
-from tantrix_pi.tomlfile import read_toml, state_directory
+from tantrix_pi.tomlfile import read_toml
 
 FORMAT = "tantrix-pi-calibration/1"
 COLOUR_NAMES = ("R", "Y", "G", "B", "black")
 """The colour prototypes a profile holds: the four arc colours and the black of a tile face."""
-APP = "tantrix-pi"
 
 
 class ProfileError(TantrixError):
@@ -32,17 +31,6 @@ class ProfileError(TantrixError):
 def now() -> str:
     """The current UTC time as the profile writes it (ISO 8601, seconds)."""
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def default_path() -> Path:
-    """Where the profile lives: the service's state directory under systemd, else the user config dir."""
-    state = state_directory()
-    if state is not None:
-        return state / "profile.toml"
-    if os.environ.get("INVOCATION_ID"):
-        return Path("/var/lib") / APP / "profile.toml"
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / APP / "profile.toml"
 
 
 @dataclass(frozen=True)
@@ -108,28 +96,31 @@ class Profile:
     # ---- file -------------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | os.PathLike | None = None) -> Profile:
-        """Read a profile (the default location when path is None); ProfileError names what is wrong."""
-        path = Path(path) if path is not None else default_path()
+    def load(cls, path: str | os.PathLike) -> Profile:
+        """Read a profile; ProfileError names what is wrong."""
+        path = Path(path)
         data = read_toml(path, ProfileError, "calibration profile", missing="run `tantrix-pi calibrate camera` first",
                          corrupt="calibrate again or delete it")
         return cls.from_dict(data, str(path)).at(path)
 
     @classmethod
-    def load_or_new(cls, path: str | os.PathLike | None = None) -> Profile:
+    def load_or_new(cls, path: str | os.PathLike) -> Profile:
         """The profile at path, or an empty one when there is no file yet (a corrupt file still raises)."""
-        path = Path(path) if path is not None else default_path()
+        path = Path(path)
         if not path.exists():
             return cls(path=path)
         return cls.load(path)
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the profile atomically (to path, else where it was loaded from, else the default)."""
-        path = Path(path) if path is not None else (self.path or default_path())
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Write the profile atomically (to path, else where it was loaded from); ProfileError when it cannot be."""
+        path = Path(path) if path is not None else self.path
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(dumps_toml(self.to_dict()), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(dumps_toml(self.to_dict()), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            raise ProfileError(f"{path}: cannot write the calibration profile ({e.strerror or e})") from None
         self.path = path
         return path
 

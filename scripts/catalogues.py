@@ -3,7 +3,8 @@
 1. extract every marked message of tantrix_pi/ into tantrix_pi/locale/tantrix_pi.pot;
 2. update each language's tantrix_pi/locale/LANG/LC_MESSAGES/tantrix_pi.po from it (made when missing),
    keeping what is translated; a changed message comes back fuzzy, a new one empty;
-3. compile each .po to the .mo that ships inside the package (the runtime needs only the stdlib's gettext).
+3. compile each .po (and the hand-kept argparse.po, argparse's own words) to the .mo that ships inside the
+   package (the runtime needs only the stdlib's gettext).
 
 Translate the empty and fuzzy entries of the .po files, then run it again. tests/test_languages.py fails
 while any message is missing, fuzzy, or drops or adds a placeholder.
@@ -22,6 +23,9 @@ SOURCES = (ROOT / "tantrix_pi", ROOT / "vision")
 """Where messages are marked: the package and vision/ (installed as tantrix_pi.vision; its verdict words)."""
 LOCALE = ROOT / "tantrix_pi" / "locale"
 DOMAIN = "tantrix_pi"
+ARGPARSE = "argparse"
+"""Python's argparse's own words (usage, help headings, its errors): LANG/LC_MESSAGES/argparse.po, kept by hand
+(argparse's messages are not in our code to extract), compiled beside ours."""
 TEMPLATE = LOCALE / f"{DOMAIN}.pot"
 MAPPING = ROOT / "scripts" / "babel.cfg"
 """Which files hold messages: Python code and the web page's Jinja templates."""
@@ -67,6 +71,7 @@ def main() -> int:
         pybabel("update", f"--input-file={TEMPLATE}", f"--output-dir={LOCALE}", f"--domain={DOMAIN}",
                 f"--locale={lang}", "--no-wrap", "--ignore-obsolete")
         pybabel("compile", f"--directory={LOCALE}", f"--domain={DOMAIN}", f"--locale={lang}", "--statistics")
+        pybabel("compile", f"--directory={LOCALE}", f"--domain={ARGPARSE}", f"--locale={lang}", "--statistics")
     return 0
 
 

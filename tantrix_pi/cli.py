@@ -33,7 +33,8 @@ class Cli:
 
     def __init__(self) -> None:
         self.parser = Parser(prog="tantrix-pi", description=_("Tantrix referee for a camera over a table."))
-        self.parser.add_argument("--version", action="version", version=f"tantrix-pi {__version__}")
+        self.parser.add_argument("--version", action="version", version=f"tantrix-pi {__version__}",
+                                 help=_("show the version and exit"))
         self.parser.add_argument("--lang", metavar="CODE", help=_(
             "the language of everything said: {languages} (default: from LANGUAGE, LC_ALL, LC_MESSAGES, "
             "LANG, else en)").format(languages=", ".join(i18n.LANGUAGES)))
@@ -54,25 +55,32 @@ class Cli:
         return self._groups[name]
 
 
-def build() -> Cli:
+def build(command: str | None = None) -> Cli:
+    """The parser of the top-level `command`'s modules (`commands.MODULES`), or of every command (None, or a
+    name that is none: its error lists them all)."""
     cli = Cli()
-    for module in pkgutil.iter_modules(commands.__path__):
-        importlib.import_module(f"{commands.__name__}.{module.name}").register(cli)
+    names = commands.MODULES.get(command) or [m.name for m in pkgutil.iter_modules(commands.__path__)]
+    for name in names:
+        importlib.import_module(f"{commands.__name__}.{name}").register(cli)
     return cli
 
 
-def language_option(argv: list[str]) -> str | None:
-    """The `--lang` of a command line, read before the parser is built (so that its help is translated)."""
+def early_options(argv: list[str]) -> argparse.Namespace:
+    """`--lang` and the command's name, read before the parser is built (its help is then translated, and only
+    that command's modules are imported); `--version` before the command is answered here."""
     early = Parser(prog="tantrix-pi", add_help=False)
     early.add_argument("--lang")
-    return early.parse_known_args(argv)[0].lang
+    early.add_argument("--version", action="version", version=f"tantrix-pi {__version__}")
+    early.add_argument("rest", nargs=argparse.REMAINDER)
+    return early.parse_known_args(argv)[0]
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        i18n.use(i18n.choose(language_option(argv)))
-        args = build().parser.parse_args(argv)
+        early = early_options(argv)
+        i18n.use(i18n.choose(early.lang))
+        args = build(early.rest[0] if early.rest else None).parser.parse_args(argv)
     except SystemExit as e:  # --help (0) or a usage error, already printed as one line (2)
         return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
     try:

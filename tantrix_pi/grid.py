@@ -6,8 +6,10 @@ Every piece of geometry in the project (rules, renderer, vision, solver) goes th
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 Cell = tuple[int, int]
 """An axial cell (q, r)."""
@@ -71,6 +73,7 @@ def centre(cell: Cell, size: float = 1.0) -> tuple[float, float]:
 
 def centres(cells: np.ndarray, size: float = 1.0) -> np.ndarray:
     """Array form of `centre`: the centres (N x 2) of N x 2 cells."""
+    import numpy as np  # the array forms only: the rules (and `board check`) never load numpy
     cells = np.asarray(cells, dtype=np.float64).reshape(-1, 2)
     return np.column_stack([size * SQRT3 * (cells[:, 0] + cells[:, 1] / 2.0), 1.5 * size * cells[:, 1]])
 
@@ -83,6 +86,7 @@ def axial(x, y, size: float = 1.0):
 
 def cells_at(points: np.ndarray, size: float = 1.0) -> np.ndarray:
     """The cells (N x 2 ints) whose hexagons contain each of N x 2 points (inverse of `centres`)."""
+    import numpy as np
     points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     fq, fr = axial(points[:, 0], points[:, 1], size)
     fs = -fq - fr
@@ -97,7 +101,7 @@ def cells_at(points: np.ndarray, size: float = 1.0) -> np.ndarray:
 
 def cell_at(x: float, y: float, size: float = 1.0) -> Cell:
     """The cell whose hexagon contains the point (x, y) (inverse of `centre`)."""
-    q, r = cells_at(np.array([[x, y]]), size)[0]
+    q, r = cells_at([[x, y]], size)[0]
     return (int(q), int(r))
 
 

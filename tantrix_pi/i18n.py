@@ -11,6 +11,7 @@ through here.
 
 from __future__ import annotations
 
+import argparse
 import gettext
 import logging
 import os
@@ -18,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 DOMAIN = "tantrix_pi"
+ARGPARSE = "argparse"
+"""The catalogue of Python's argparse's words (scripts/catalogues.py)."""
 LOCALE_DIR = Path(__file__).with_name("locale")
 DEFAULT = "en"
 LANGUAGES = {"en": "English", "cs": "Čeština", "hu": "Magyar", "pl": "Polski", "es": "Español"}
@@ -74,6 +77,10 @@ def use(code: str) -> str:
                             code, ", ".join(LANGUAGES))
             code = DEFAULT
     _code, _translation = code, translation
+    # argparse's own words (usage, "options", its errors) from their catalogue: argparse looks up its module's
+    # `_` and `ngettext` each time it speaks
+    words = gettext.translation(ARGPARSE, LOCALE_DIR, [code], fallback=True)
+    argparse._, argparse.ngettext = words.gettext, words.ngettext
     return code
 
 

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import cache
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import DIRECTIONS, Cell, fmt, neighbour, neighbours, opposite
@@ -40,18 +41,16 @@ class Violation:
 
 
 # -- fitting: every (tile, rot) indexed by the colours it shows in each set of directions ----------
-def _build_index() -> dict[tuple[int, str], tuple[tuple[int, int], ...]]:
-    index: dict[tuple[int, str], list[tuple[int, int]]] = {}
+@cache
+def _fit_index(mask: int) -> dict[str, tuple[tuple[int, int], ...]]:
+    """Every (tile, rot) by the colours it shows in the directions of `mask`, in direction order (built on first
+    use of each mask: a command that checks one board builds a few, not all 64)."""
+    index: dict[str, list[tuple[int, int]]] = {}
     for n in ALL_NUMBERS:
         for rot in range(6):
             shown = TILES[n].turned(rot)
-            for mask in range(64):
-                key = (mask, "".join(shown[d] for d in range(6) if mask >> d & 1))
-                index.setdefault(key, []).append((n, rot))
+            index.setdefault("".join(shown[d] for d in range(6) if mask >> d & 1), []).append((n, rot))
     return {k: tuple(v) for k, v in index.items()}
-
-
-_FIT_INDEX = _build_index()
 
 
 _EDGES = {n: TILES[n].edges for n in ALL_NUMBERS}
@@ -76,7 +75,8 @@ def fits(board: Board, cell: Cell, tiles: Iterable[int] | None = None) -> list[P
     allowed = tiles if isinstance(tiles, set | frozenset) else set(tiles) if tiles is not None \
         else set(ALL_NUMBERS) - board.tiles
     q, r = cell
-    return [Placement(n, q, r, rot) for n, rot in _FIT_INDEX.get(_fit_key(board.occupied, cell), ()) if n in allowed]
+    mask, colours = _fit_key(board.occupied, cell)
+    return [Placement(n, q, r, rot) for n, rot in _fit_index(mask).get(colours, ()) if n in allowed]
 
 
 # -- forced spaces ------------------------------------------------------------------------------------

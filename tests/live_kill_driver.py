@@ -25,8 +25,8 @@ from tantrix_pi.live.sdnotify import Notifier  # noqa: E402
 from tantrix_pi.live.sinks import JsonLinesSink  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
 
-HOLD_S = 4.0
-"""Seconds the final table stays on view after the recording, so a late restart still sees it."""
+HOLD_FRAMES = 40
+"""Reads of the final table each process makes before its recording ends, however late it started."""
 
 DRIVER_PATH = str(Path(__file__).resolve())
 
@@ -38,13 +38,16 @@ def game(n):
 class TableClock(FrameSource):
     def __init__(self, frames, t0, fps):
         self.frames, self.t0, self.fps = frames, t0, fps
+        self.final_reads = 0
 
     def read(self):
         time.sleep(1.0 / self.fps / 2)
         i = max(0, int((time.time() - self.t0) * self.fps))  # before T0 the table is still empty
-        if i >= len(self.frames) + HOLD_S * self.fps:
-            raise EndOfRecording()
-        return self.frames[min(i, len(self.frames) - 1)]  # the finished table stays on view
+        if i >= len(self.frames) - 1:  # the finished table stays on view until this process has seen it
+            self.final_reads += 1
+            if self.final_reads > HOLD_FRAMES:
+                raise EndOfRecording()
+        return self.frames[min(i, len(self.frames) - 1)]
 
 
 class ReadyLine(Notifier):

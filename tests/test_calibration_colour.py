@@ -130,3 +130,32 @@ def test_cli_colour_writes_the_profile(tmp_path, capsys):
     assert result["margin"] > 0 and set(result["lab"]) == set(COLOUR_NAMES) and len(result["white_balance"]) == 3
     assert main(["calibrate", "check", str(tmp_path / "tiles.png"), "--calibration", str(path),
                  "--out", str(tmp_path / "o.png")]) == 0
+
+
+def test_a_profile_in_a_folder_that_does_not_exist_is_refused_and_none_is_made(tmp_path, capsys):
+    image, _ = tiles_photo()
+    cv2.imwrite(str(tmp_path / "tiles.png"), image)
+    path = tmp_path / "nonexistent" / "p.toml"
+    assert main(["calibrate", "colour", str(tmp_path / "tiles.png"), "--calibration", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--calibration {path}: no folder {path.parent}" in err
+    assert not path.parent.exists()
+
+
+def test_calibrate_writes_the_profile_run_reads(tmp_path, monkeypatch, capsys):
+    image, _ = tiles_photo()
+    cv2.imwrite(str(tmp_path / "tiles.png"), image)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[paths]\nstate_dir = "{tmp_path / "state"}"\n')
+    (tmp_path / "state").mkdir()
+    assert main(["calibrate", "colour", str(tmp_path / "tiles.png"), "--config", str(config)]) == 0
+    assert f"saved to {tmp_path / 'state' / 'profile.toml'}" in capsys.readouterr().out
+    from tantrix_pi.live import config as config_mod
+
+    assert config_mod.load(config).profile_path == tmp_path / "state" / "profile.toml"  # what run reads
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "service"))
+    (tmp_path / "service").mkdir()
+    assert main(["calibrate", "colour", str(tmp_path / "tiles.png")]) == 0  # no config: the service's default
+    assert (tmp_path / "service" / "profile.toml").exists() and config_mod.load(None).profile_path.exists()

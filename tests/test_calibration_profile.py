@@ -8,7 +8,6 @@ from tantrix_pi.calibration.profile import (
     Profile,
     ProfileError,
     TablePlane,
-    default_path,
     distort_pixels,
 )
 
@@ -75,17 +74,6 @@ def test_missing_profile_says_what_to_do(tmp_path):
     with pytest.raises(ProfileError, match="no such calibration profile: run `tantrix-pi calibrate camera`"):
         Profile.load(tmp_path / "none.toml")
     assert Profile.load_or_new(tmp_path / "none.toml").camera is None
-
-
-def test_default_location_follows_the_environment(monkeypatch, tmp_path):
-    monkeypatch.delenv("INVOCATION_ID", raising=False)
-    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    assert default_path() == tmp_path / "tantrix-pi" / "profile.toml"
-    monkeypatch.setenv("INVOCATION_ID", "abc")
-    assert str(default_path()) == "/var/lib/tantrix-pi/profile.toml"
-    monkeypatch.setenv("STATE_DIRECTORY", f"{tmp_path}/state:/other")
-    assert default_path() == tmp_path / "state" / "profile.toml"
 
 
 def test_table_and_image_points_round_trip():

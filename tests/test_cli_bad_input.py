@@ -107,6 +107,7 @@ CASES = [
     (["calibrate", "table", "{d}/noise.png"], 2, "the sheet is not seen well enough"),
     (["calibrate", "colour", "{d}/missing.png"], 2, "no such file"),
     (["devices", "check", "--seconds", "-1"], 2, "--seconds"),
+    (["devices", "check"], 2, "devices check: nothing to try: give --display SPEC, --buttons or --voice"),
     (["devices", "check", "--display", "purple"], 2, "not supported"),
     (["devices", "check", "--display", "png:{d}/missing/frames"], 2, "png:{d}/missing/frames: no such folder"),
     (["calibrate", "board", "--out", "{d}/missing/sheet.png"], 2, "sheet.png: cannot write it (No such file"),
@@ -198,3 +199,19 @@ def test_a_refusal_with_json_is_json_on_stdout_too(tmp_path, capsys):
     cv2.imwrite(empty, render(Board(), seed=3, size=(800, 600), **{**PLAIN, "noise": 1.5})[0])
     assert main(["detect", empty, "--json"]) == 3
     assert json.loads(capsys.readouterr().out) == {"error": f"{empty}: no tile found", "exit_code": 3, "doubts": []}
+
+
+@pytest.mark.parametrize("section, key", [("paths", "state_dir"), ("paths", "profile"), ("paths", "events"),
+                                          ("display", "dir"), ("web", "bind")])
+def test_a_nul_byte_in_a_config_string_is_one_line_naming_the_key(tmp_path, capsys, section, key):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    sections = {"camera": {"source": '"folder"', "path": f'"{frames}"'}, "paths": {"state_dir": f'"{tmp_path}"'},
+                "display": {"kind": '"png"', "dir": f'"{tmp_path / "png"}"'}, "web": {}}
+    sections[section][key] = r'"here\u0000there"'
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("".join(f"[{name}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items())
+                           for name, keys in sections.items()))
+    assert main(["run", "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{section}.{key} = 'here\\x00there' is wrong: expected text without a NUL" in err

@@ -1,3 +1,4 @@
+import importlib
 import json
 from pathlib import Path
 
@@ -148,3 +149,21 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, text):
     f.write_text(text)
     code, out, err = run(capsys, *[a.replace("{f}", str(f)) for a in argv])
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("tantrix-pi: ")
+
+
+def test_each_top_level_command_is_built_from_the_modules_that_add_it():
+    import pkgutil
+
+    from tantrix_pi import commands
+    from tantrix_pi.cli import Cli, build
+
+    adds: dict[str, list[str]] = {}
+    for module in pkgutil.iter_modules(commands.__path__):
+        cli = Cli()
+        importlib.import_module(f"tantrix_pi.commands.{module.name}").register(cli)
+        for name in cli.commands.choices:
+            adds.setdefault(name, []).append(module.name)
+    assert {name: tuple(m) for name, m in adds.items()} == commands.MODULES
+    every = build().commands.choices
+    for name in commands.MODULES:  # each command's own parser is the whole parser's, sub-commands and all
+        assert build(name).commands.choices[name].format_help() == every[name].format_help()

@@ -407,3 +407,21 @@ def test_the_web_page_speaks_the_tables_language_and_replays_a_game_in_it(tmp_pa
         assert any(t.startswith(forced) for t in said)  # the stored game, told in the page's language
         assert refused.status_code == 403 and refused.json()["error"] == i18n._(
             "pair this phone first: enter the code the table's display shows")
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_calibrate_group_and_argparse_own_words_speak_the_language(lang, capsys):
+    ours = gettext.translation("tantrix_pi", LOCALE, [lang])
+    words = gettext.translation("argparse", LOCALE, [lang])
+    assert main(["--lang", lang, "calibrate", "colour", "--help"]) == 0
+    out = capsys.readouterr().out
+    flowing = " ".join(out.split())  # argparse wraps the help at the terminal's width
+    for text in (ours.gettext("Learn white balance and the tile colours from a photo of face-up tiles."),
+                 ours.gettext("take the photo with the camera"), words.gettext("usage: "),
+                 words.gettext("options"), words.gettext("show this help message and exit")):
+        assert " ".join(text.split()) in flowing, (text, out)
+    assert "usage:" not in out and "show this help" not in out
+    assert main(["--lang", lang, "calibrate"]) == 2
+    err = capsys.readouterr().err
+    assert words.gettext("the following arguments are required: %s") % "COMMAND" in err
+    i18n.use("en")

@@ -109,11 +109,9 @@ def test_docs_config_md_lists_exactly_the_schemas_keys():
 
 
 def test_config_and_profile_take_the_state_folder_from_systemd_alike(tmp_path, monkeypatch):
-    from tantrix_pi.calibration.profile import default_path
-
     monkeypatch.setenv("STATE_DIRECTORY", f"{tmp_path}/state:{tmp_path}/other")
     assert config.load(None).state_dir == tmp_path / "state"
-    assert default_path() == tmp_path / "state" / "profile.toml"
+    assert config.load(None).profile_path == tmp_path / "state" / "profile.toml"
     f = tmp_path / "c.toml"
     f.write_text(f'[paths]\nstate_dir = "{tmp_path}/mine"\n')
     assert config.load(f).state_dir == tmp_path / "mine"  # the file's own choice wins

@@ -22,7 +22,7 @@ from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sinks import MemorySink
-from tantrix_pi.live.store import Store, WriteError
+from tantrix_pi.live.store import Move, Store, WriteError
 from tantrix_pi.simulator import render
 
 
@@ -228,3 +228,51 @@ def test_after_a_damaged_or_emptied_database_the_new_game_starts_a_new_event_str
     assert {e["game"] for e in second} == {1}
     [old] = state.glob("events.jsonl.old-*")
     assert stream(old) == first
+
+
+def test_a_full_state_disk_at_start_stops_run_in_one_line(tmp_path, capsys):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "state.db.lock").symlink_to("/dev/full")  # every write to it: ENOSPC, as on a full card
+    assert main(["run", "--config", service_config(tmp_path, state)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "state.db.lock: cannot write the lock file (No space left on device)" in err
+
+
+def test_an_events_file_on_a_full_disk_costs_no_traceback_at_exit(tmp_path, capsys, caplog):
+    from test_live_run import photos
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    photos(frames, game_moves(1, 2)[:1])
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\n[web]\nenabled = false\n'
+                   f'[paths]\nstate_dir = "{tmp_path / "state"}"\nevents = "/dev/full"\n')
+    assert main(["run", "--config", str(cfg)]) == 0  # the game is saved: stopping is an ordinary stop
+    out, err = capsys.readouterr()
+    assert "plays tile" in out and err == ""
+    failed = [r.getMessage() for r in caplog.records if "JsonLinesSink failed" in r.getMessage()]
+    assert len(failed) == 1 and "No space left on device" in failed[0]  # said once, at the first write
+    assert any("JsonLinesSink could not close" in r.getMessage() for r in caplog.records)
+
+
+def test_game_export_reads_the_write_ahead_log_of_a_folder_it_cannot_write(shared, tmp_path):
+    live = shared / "live"
+    live.mkdir()
+    store = Store(live / "state.db")
+    game = store.new_game({"mode": "free", "players": [], "puzzle": None})
+    moves = game_moves(2)[:12]
+    for seq, p in enumerate(moves):
+        store.commit(game, Board(moves[:seq + 1]), added=[Move(seq, None, p, True)])
+    state = shared / "state"  # a copy taken while the referee ran: the last moves are in state.db-wal only
+    state.mkdir(mode=0o755)
+    state.chmod(0o755)
+    for name in ("state.db", "state.db-wal"):
+        shutil.copy(live / name, state / name)
+        (state / name).chmod(0o644)
+    store.close()
+    argv = ["game", "export", "--state-dir", str(state)]
+    code, out, err = run_cli(argv, rehearsal(argv, shared, tmp_path))
+    assert (code, err) == (0, "")
+    assert [m["tile"] for m in json.loads(out)["moves"]] == [p.tile for p in moves]
+    assert sorted(p.name for p in state.iterdir()) == ["state.db", "state.db-wal"]  # nothing written there

@@ -173,16 +173,17 @@ def test_an_undecodable_video_is_said_once_and_retried_ever_more_slowly(tmp_path
     clock, waits = [0.0], []
 
     def sleep(s):
-        waits.append(s)
         clock[0] += s
 
     sink = MemorySink()
     loop = LiveLoop(CameraWatch(video_source(clip), clock=lambda: clock[0], sleep=sleep), detect_frame,
                     Store(tmp_path / "s.db"), Setup(), sink)
     while clock[0] < 120:
+        before = clock[0]
         loop.step()
+        waits.append(clock[0] - before)
     assert [e.text for e in sink.events] == [f"No camera: {clip}: cannot be decoded as a video. Retrying."]
-    assert waits[:6] == [1.0, 2.0, 4.0, 8.0, 8.0, 8.0]  # not 2 events a second into events.jsonl
+    assert waits[:6] == pytest.approx([1.0, 2.0, 4.0, 8.0, 8.0, 8.0])  # not 2 events a second into events.jsonl
 
 
 class Flapping(FrameSource):
@@ -421,3 +422,22 @@ def test_gobble_wants_every_new_tile_to_touch_two(tmp_path):
     bad = [e for e in sink.events if e.kind == "illegal"]
     assert bad and bad[0].data["tile"] == GAME[k].tile
     assert bad[0].data["violations"][0]["rule"] == "gobble-touch-two"
+
+
+def test_a_stop_during_the_cameras_back_off_ends_the_wait(tmp_path):
+    clock = [0.0]
+    cam = FlakyCamera([frame_of(B())], {}, clock)
+    cam.down_until = 10 ** 6  # never comes: the back-off grows to its 8 s
+    slept = []
+
+    def sleep(s):  # the service's SIGTERM arrives in the first second of a wait
+        slept.append(s)
+        clock[0] += s
+        if clock[0] > 30.0:
+            loop.stop()
+
+    loop = LiveLoop(CameraWatch(cam, clock=lambda: clock[0], sleep=sleep, retry_max_s=8.0), detect_frame,
+                    Store(tmp_path / "state.db"), Setup(), MemorySink())
+    loop.run()
+    waited_after_stop = clock[0] - 30.0
+    assert loop.camera.wait == 8.0 and waited_after_stop <= 0.1, slept[-10:]

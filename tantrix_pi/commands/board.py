@@ -11,7 +11,6 @@ from tantrix_pi.game import bag_empty_at, player_colours
 from tantrix_pi.grid import fmt, neighbour
 from tantrix_pi.i18n import _, colour_name, ngettext
 from tantrix_pi.puzzles import solo_faults
-from tantrix_pi.render import Highlights, render, save
 from tantrix_pi.rules import (
     closure_violations,
     forced_space_report,
@@ -108,6 +107,8 @@ def show(args) -> int:
     forced = forced_space_report(board)
     marks = {f.cell: f.letter for f in forced} | {c: "o" for c in board.holes()}
     if args.png:
+        from tantrix_pi.render import Highlights, render, save  # Pillow, for --png only (as puzzle solve --png)
+
         hl = Highlights(forced=[f.cell for f in forced], offending=board.mismatches(), holes=board.holes())
         save(render(board, hl, scale=args.scale), args.png)
     if args.json:

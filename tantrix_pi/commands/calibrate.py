@@ -15,8 +15,10 @@ from tantrix_pi.calibration import check as check_view
 from tantrix_pi.calibration import colour as colour_cal
 from tantrix_pi.calibration import table as table_cal
 from tantrix_pi.calibration.charuco import BoardSpec, sheet
-from tantrix_pi.calibration.profile import Profile, default_path
+from tantrix_pi.calibration.profile import Profile, ProfileError
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, TantrixError
+from tantrix_pi.i18n import _
+from tantrix_pi.live import config as config_mod
 
 
 class ImageError(TantrixError):
@@ -43,7 +45,7 @@ def _positive(text: str) -> float:
     except ValueError:
         value = 0.0
     if not 0 < value < 10_000:
-        raise argparse.ArgumentTypeError(f"needs a number above 0, not {text!r}")
+        raise argparse.ArgumentTypeError(_("needs a number above 0, not {text!r}").format(text=text))
     return value
 
 
@@ -58,20 +60,32 @@ def add_board_options(p: argparse.ArgumentParser, from_file: bool = True) -> Non
     """The options that describe a ChArUco board."""
     d = BoardSpec()
     if from_file:
-        p.add_argument("--board", metavar="FILE", help="the JSON that `calibrate board` saved beside the sheet")
+        p.add_argument("--board", metavar="FILE", help=_("the JSON that `calibrate board` saved beside the sheet"))
     p.add_argument("--squares", default=f"{d.squares_x}x{d.squares_y}",
-                   help="squares across x down (default %(default)s)")
+                   help=_("squares across x down (default %(default)s)"))
     p.add_argument("--square-mm", type=_positive, default=d.square_mm,
-                   help="side of a square in mm (default %(default)s)")
+                   help=_("side of a square in mm (default %(default)s)"))
     p.add_argument("--marker-mm", type=_positive, default=d.marker_mm,
-                   help="side of a marker in mm (default %(default)s)")
-    p.add_argument("--dictionary", default=d.dictionary, help="ArUco dictionary (default %(default)s)")
+                   help=_("side of a marker in mm (default %(default)s)"))
+    p.add_argument("--dictionary", default=d.dictionary, help=_("ArUco dictionary (default %(default)s)"))
 
 
 def add_profile_option(p: argparse.ArgumentParser) -> None:
-    """--calibration PATH."""
+    """--calibration PATH and --config FILE."""
     p.add_argument("--calibration", metavar="PATH", type=Path, default=None,
-                   help=f"the profile file (default {default_path()})")
+                   help=_("the profile file (default: the one `tantrix-pi run` reads, below)"))
+    p.add_argument("--config", metavar="FILE", help=_("the service's configuration: its paths.profile, else "
+                   "STATE_DIR/profile.toml (default: every default, /var/lib/tantrix-pi/profile.toml)"))
+
+
+def profile_file(args: argparse.Namespace) -> Path:
+    """--calibration (in a folder that exists), else the profile `tantrix-pi run --config FILE` reads."""
+    if args.calibration is None:
+        return config_mod.load(args.config).profile_path
+    if not args.calibration.parent.is_dir():
+        raise ProfileError(_("--calibration {path}: no folder {folder}").format(path=args.calibration,
+                                                                              folder=args.calibration.parent))
+    return args.calibration
 
 
 # ---- board ----------------------------------------------------------------------------------------
@@ -84,9 +98,10 @@ def cmd_board(args: argparse.Namespace) -> int:
     try:
         meta = page.save(args.out, spec)
     except OSError as e:
-        raise ImageError(f"{args.out}: cannot write it ({e.strerror or e})") from None
-    print(f"wrote {args.out} ({args.paper} landscape, {page.dpi:.2f} dpi) and {meta}: {spec.describe()}")
-    print(f"print it at 100 % (actual size) and check that one square measures {spec.square_mm:g} mm")
+        raise ImageError(_("{path}: cannot write it ({error})").format(path=args.out, error=e.strerror or e)) from None
+    print(_("wrote {out} ({paper} landscape, {dpi:.2f} dpi) and {meta}: {board}").format(
+        out=args.out, paper=args.paper, dpi=page.dpi, meta=meta, board=spec.describe()))
+    print(_("print it at 100 % (actual size) and check that one square measures {mm:g} mm").format(mm=spec.square_mm))
     return 0
 
 
@@ -96,30 +111,32 @@ def cmd_board(args: argparse.Namespace) -> int:
 def cmd_camera(args: argparse.Namespace) -> int:
     """Calibrate the lens from photos of the board and store it in the profile."""
     spec = board_spec(args)
-    profile = Profile.load_or_new(args.calibration)
+    profile = Profile.load_or_new(profile_file(args))
     if args.live:
         from tantrix_pi.calibration.live import capture
 
         images = capture(args.live, spec)
     else:
         if not args.images:
-            raise camera_cal.CalibrationError("give the photos of the board (IMAGES...) or --live N")
+            raise camera_cal.CalibrationError(_("give the photos of the board (IMAGES...) or --live N"))
         images = ((path, read_image(path)) for path in args.images)
     views, rejected, size = camera_cal.collect(images, spec)
     result = camera_cal.calibrate(views, size, rejected, fix_k3=not args.k3)
     for r in result.rejected:  # after a success only: a failure's one line already names them
-        print(f"rejected {r.name}: {r.reason}", file=sys.stderr)
-    path = profile.with_section(camera=result.model()).save(args.calibration or profile.path)
+        print(_("rejected {name}: {reason}").format(name=r.name, reason=r.reason), file=sys.stderr)
+    path = profile.with_section(camera=result.model()).save()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
     k, d = result.matrix, result.dist
-    print(f"{len(result.views)} views, RMS reprojection error {result.rms:.3f} px; {result.coverage.describe()}")
+    print(_("{views} views, RMS reprojection error {rms:.3f} px; {coverage}").format(
+        views=len(result.views), rms=result.rms, coverage=result.coverage.describe()))
     for v in result.views:
-        print(f"  {v.name}: {len(v.ids)} corners, {v.error_px:.3f} px")
+        print(_("  {name}: {corners} corners, {error:.3f} px").format(name=v.name, corners=len(v.ids),
+                                                                      error=v.error_px))
     print(f"fx {k[0, 0]:.2f}  fy {k[1, 1]:.2f}  cx {k[0, 2]:.2f}  cy {k[1, 2]:.2f}  ({size[0]}x{size[1]})")
     print("dist " + " ".join(f"{n} {x:.5f}" for n, x in zip(("k1", "k2", "p1", "p2", "k3"), d, strict=False)))
-    print(f"saved to {path}")
+    print(_("saved to {path}").format(path=path))
     return 0
 
 
@@ -133,7 +150,7 @@ def one_photo(args: argparse.Namespace) -> np.ndarray:
         with closing(frames()) as source:
             return next(source)
     if not args.image:
-        raise ImageError("give a photo (IMAGE) or --live")
+        raise ImageError(_("give a photo (IMAGE) or --live"))
     return read_image(args.image)
 
 
@@ -143,15 +160,15 @@ def one_photo(args: argparse.Namespace) -> np.ndarray:
 def cmd_table(args: argparse.Namespace) -> int:
     """Measure the table plane from the sheet lying on it."""
     spec = board_spec(args)
-    profile = Profile.load_or_new(args.calibration)
+    profile = Profile.load_or_new(profile_file(args))
     image = one_photo(args)
     plane = table_cal.measure(image, spec, profile.camera, args.px_per_mm)
     if profile.camera is None:  # after measuring, so that a failure stays one line
-        print("note: the camera is not calibrated, so the table plane ignores lens distortion "
-              "(run `tantrix-pi calibrate camera` first for a straight view)", file=sys.stderr)
+        print(_("note: the camera is not calibrated, so the table plane ignores lens distortion "
+                "(run `tantrix-pi calibrate camera` first for a straight view)"), file=sys.stderr)
     profile = profile.with_section(table=plane)
     fit = table_cal.movement(profile, image, spec)
-    path = profile.save(args.calibration or profile.path)
+    path = profile.save()
     w, h = plane.rectified_size
     x0, y0, x1, y1 = plane.view_mm
     witnesses = sorted(n for n in plane.reference if n.startswith("marker_"))
@@ -161,10 +178,13 @@ def cmd_table(args: argparse.Namespace) -> int:
                           "fit_max_px": round(fit.max_px, 3), "witness_markers": witnesses, "profile": str(path)},
                          indent=2))
         return EXIT_OK
-    print(f"table plane from {fit.seen} points, fit within {fit.max_px:.2f} px (median {fit.median_px:.2f} px)")
-    print(f"rectified view {w}x{h} px at {plane.px_per_mm:g} px/mm, showing {x1 - x0:.0f} x {y1 - y0:.0f} mm of table")
-    print(f"witness markers: {', '.join(witnesses) if witnesses else 'none (the sheet is the only reference)'}")
-    print(f"saved to {path}")
+    print(_("table plane from {points} points, fit within {max:.2f} px (median {median:.2f} px)").format(
+        points=fit.seen, max=fit.max_px, median=fit.median_px))
+    print(_("rectified view {w}x{h} px at {scale:g} px/mm, showing {width:.0f} x {height:.0f} mm of table").format(
+        w=w, h=h, scale=plane.px_per_mm, width=x1 - x0, height=y1 - y0))
+    print(_("witness markers: {markers}").format(
+        markers=", ".join(witnesses) if witnesses else _("none (the sheet is the only reference)")))
+    print(_("saved to {path}").format(path=path))
     return EXIT_OK
 
 
@@ -175,7 +195,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
     page, dpi = table_cal.witness_sheet(args.paper)
     out = Path(args.out)
     if out.suffix.lower() not in (".pdf", ".png"):
-        raise ImageError(f"{out}: the page can be written as .pdf or .png")
+        raise ImageError(_("{path}: the page can be written as .pdf or .png").format(path=out))
     image = Image.fromarray(page)
     try:
         if out.suffix.lower() == ".pdf":
@@ -183,9 +203,10 @@ def cmd_markers(args: argparse.Namespace) -> int:
         else:
             image.save(out, "PNG", dpi=(dpi, dpi))
     except OSError as e:
-        raise ImageError(f"{out}: cannot write it ({e.strerror or e})") from None
-    print(f"wrote {out}: four {table_cal.WITNESS_DICTIONARY} markers of {table_cal.WITNESS_MM:g} mm; cut them out, "
-          "stick them near the table's corners, in view, then run `calibrate table` with the sheet and them in view")
+        raise ImageError(_("{path}: cannot write it ({error})").format(path=out, error=e.strerror or e)) from None
+    print(_("wrote {out}: four {dictionary} markers of {mm:g} mm; cut them out, stick them near the table's corners, "
+            "in view, then run `calibrate table` with the sheet and them in view").format(
+        out=out, dictionary=table_cal.WITNESS_DICTIONARY, mm=table_cal.WITNESS_MM))
     return EXIT_OK
 
 
@@ -194,10 +215,10 @@ def cmd_markers(args: argparse.Namespace) -> int:
 
 def cmd_colour(args: argparse.Namespace) -> int:
     """Learn the white balance and the tile colours from a photo of tiles."""
-    profile = Profile.load_or_new(args.calibration)
+    profile = Profile.load_or_new(profile_file(args))
     image = one_photo(args)
     model, sep = colour_cal.learn(image)
-    path = profile.with_section(colour=model).save(args.calibration or profile.path)
+    path = profile.with_section(colour=model).save()
     if args.json:
         print(json.dumps({"white_balance": list(model.white_balance), "lab": model.prototypes,
                           "pixels": sep.pixels, "spread": {n: round(v, 2) for n, v in sep.spread.items()},
@@ -205,13 +226,13 @@ def cmd_colour(args: argparse.Namespace) -> int:
                           "margin": round(sep.margin, 2), "profile": str(path)}, indent=2))
         return EXIT_OK
     r, g, b = model.white_balance
-    print(f"white balance gains R {r:.3f}  G {g:.3f}  B {b:.3f}")
+    print(_("white balance gains R {r:.3f}  G {g:.3f}  B {b:.3f}").format(r=r, g=g, b=b))
     for name in model.prototypes:
         lab = model.prototypes[name]
         print(f"  {name:<5} L {lab[0]:5.1f}  a {lab[1]:6.1f}  b {lab[2]:6.1f}   "
-              f"({sep.pixels[name]} px, spread {sep.spread[name]:.1f})")
+              + _("({pixels} px, spread {spread:.1f})").format(pixels=sep.pixels[name], spread=sep.spread[name]))
     print(sep.describe())
-    print(f"saved to {path}")
+    print(_("saved to {path}").format(path=path))
     return EXIT_OK
 
 
@@ -220,14 +241,15 @@ def cmd_colour(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Draw what the profile implies on a photo and say whether the table calibration still holds."""
-    profile = Profile.load(args.calibration)
+    profile = Profile.load(profile_file(args))
     image = one_photo(args)
     spec = board_spec(args)
     moved = table_cal.movement(profile, image, spec) if profile.table else None
     code = EXIT_NO if moved is not None and moved.moved else EXIT_OK
     overlay = check_view.overlay(profile, image, moved, spec)
     if args.out and not _imwrite(args.out, overlay):
-        raise ImageError(f"cannot write {args.out}: use a .png or .jpg path in a folder that exists")
+        raise ImageError(_("cannot write {path}: use a .png or .jpg path in a folder that exists").format(
+            path=args.out))
     if args.json:
         result = {n: getattr(profile, n).measured if getattr(profile, n) else None
                   for n in ("camera", "table", "colour")}
@@ -240,58 +262,58 @@ def cmd_check(args: argparse.Namespace) -> int:
         return code
     print(profile.describe())
     if profile.table is not None:
-        print(moved.describe() if moved is not None else "no reference points in view (neither the sheet nor the "
-              "witness markers): cannot tell whether the camera moved")
+        print(moved.describe() if moved is not None else _("no reference points in view (neither the sheet nor the "
+                                                           "witness markers): cannot tell whether the camera moved"))
     if args.out:
-        print(f"overlay written to {args.out}")
+        print(_("overlay written to {path}").format(path=args.out))
     return code
 
 
 def register(cli) -> None:
     """Add `tantrix-pi calibrate board|camera|...`."""
-    group = cli.group("calibrate", "Measure the camera, the table plane and the colours once per set-up.")
+    group = cli.group("calibrate", _("Measure the camera, the table plane and the colours once per set-up."))
 
-    p = cli.command("board", "Write a printable ChArUco board at exact scale (and its JSON beside it).", cmd_board,
+    p = cli.command("board", _("Write a printable ChArUco board at exact scale (and its JSON beside it)."), cmd_board,
                     parent=group)
-    p.add_argument("--out", required=True, help="the sheet: .pdf or .png")
-    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size, landscape (default a4)")
+    p.add_argument("--out", required=True, help=_("the sheet: .pdf or .png"))
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help=_("paper size, landscape (default a4)"))
     add_board_options(p, from_file=False)
 
-    p = cli.command("camera", "Calibrate the lens from 6 or more photos of the ChArUco board.", cmd_camera,
+    p = cli.command("camera", _("Calibrate the lens from 6 or more photos of the ChArUco board."), cmd_camera,
                     parent=group)
-    p.add_argument("images", nargs="*", metavar="IMAGES", help="photos of the board, all at one resolution")
-    p.add_argument("--live", type=int, metavar="N", help="take N views with the camera instead")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--k3", action="store_true", help="also fit k3 (wide-angle lenses; needs many good views)")
+    p.add_argument("images", nargs="*", metavar="IMAGES", help=_("photos of the board, all at one resolution"))
+    p.add_argument("--live", type=int, metavar="N", help=_("take N views with the camera instead"))
+    p.add_argument("--json", action="store_true", help=_("print the result as JSON"))
+    p.add_argument("--k3", action="store_true", help=_("also fit k3 (wide-angle lenses; needs many good views)"))
     add_board_options(p)
     add_profile_option(p)
 
-    p = cli.command("table", "Measure the table plane from a photo of the sheet lying flat on the table.",
+    p = cli.command("table", _("Measure the table plane from a photo of the sheet lying flat on the table."),
                     cmd_table, parent=group)
-    p.add_argument("image", nargs="?", metavar="IMAGE", help="photo of the sheet on the table")
-    p.add_argument("--live", action="store_true", help="take the photo with the camera")
-    p.add_argument("--px-per-mm", type=_positive, help="scale of the rectified view (default: the photo's own)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("image", nargs="?", metavar="IMAGE", help=_("photo of the sheet on the table"))
+    p.add_argument("--live", action="store_true", help=_("take the photo with the camera"))
+    p.add_argument("--px-per-mm", type=_positive, help=_("scale of the rectified view (default: the photo's own)"))
+    p.add_argument("--json", action="store_true", help=_("print the result as JSON"))
     add_board_options(p)
     add_profile_option(p)
 
-    p = cli.command("markers", "Write four witness markers to stick near the table's corners.", cmd_markers,
+    p = cli.command("markers", _("Write four witness markers to stick near the table's corners."), cmd_markers,
                     parent=group)
-    p.add_argument("--out", required=True, help="the page: .pdf or .png")
-    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
+    p.add_argument("--out", required=True, help=_("the page: .pdf or .png"))
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help=_("paper size (default a4)"))
 
-    p = cli.command("colour", "Learn white balance and the tile colours from a photo of face-up tiles.", cmd_colour,
+    p = cli.command("colour", _("Learn white balance and the tile colours from a photo of face-up tiles."), cmd_colour,
                     parent=group)
-    p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of tiles showing all four colours")
-    p.add_argument("--live", action="store_true", help="take the photo with the camera")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("image", nargs="?", metavar="IMAGE", help=_("a photo of tiles showing all four colours"))
+    p.add_argument("--live", action="store_true", help=_("take the photo with the camera"))
+    p.add_argument("--json", action="store_true", help=_("print the result as JSON"))
     add_profile_option(p)
 
-    p = cli.command("check", "Draw what the profile implies on a photo; say if the camera or sheet moved.",
+    p = cli.command("check", _("Draw what the profile implies on a photo; say if the camera or sheet moved."),
                     cmd_check, parent=group)
-    p.add_argument("image", nargs="?", metavar="IMAGE", help="a photo of the table")
-    p.add_argument("--live", action="store_true", help="take the photo with the camera")
-    p.add_argument("--out", help="write the overlay here (.png/.jpg)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("image", nargs="?", metavar="IMAGE", help=_("a photo of the table"))
+    p.add_argument("--live", action="store_true", help=_("take the photo with the camera"))
+    p.add_argument("--out", help=_("write the overlay here (.png/.jpg)"))
+    p.add_argument("--json", action="store_true", help=_("print the result as JSON"))
     add_board_options(p)
     add_profile_option(p)

@@ -77,6 +77,8 @@ def check(args) -> int:
     from tantrix_pi.devices.display import open_display
     from tantrix_pi.devices.voice import open_voice
 
+    if args.display is None and args.buttons is None and not args.voice:
+        raise DeviceError(_("devices check: nothing to try: give --display SPEC, --buttons or --voice"))
     status = EXIT_OK
     with ExitStack() as opened:
         display = opened.enter_context(open_display(args.display, _options(args.option))) if args.display else None

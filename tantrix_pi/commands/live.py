@@ -142,7 +142,12 @@ def cmd_run(args) -> int:
     cfg = config_mod.load(args.config)
     i18n.use(i18n.choose(args.lang, cfg.language))
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    profile_path = Path(cfg.paths.profile) if cfg.paths.profile else cfg.state_dir / "profile.toml"
+    profile_path = cfg.profile_path
+    if profile_path.exists():
+        log.info("calibration profile %s", profile_path)
+    else:
+        log.info("no calibration profile at %s: the detector's defaults until `tantrix-pi calibrate ... --config` "
+                 "writes one there", profile_path)
     hands = hand_watch(cfg)
     detect = make_detector(cfg.paths.profile, follow=profile_path, zones=hands.zones if hands else None)
     with ExitStack() as opened:  # whatever fails to start, what was opened is closed (the state lock freed)

@@ -16,6 +16,9 @@ from tantrix_pi.live.store import Event
 
 log = logging.getLogger("tantrix_pi.live")
 
+SLICE_S = 0.1
+"""How long a back-off sleeps before it looks again whether the service is stopping."""
+
 
 @dataclass(frozen=True)
 class Sight:
@@ -58,6 +61,7 @@ class CameraWatch:
         self.wait = retry_s
         """The back-off before the next try."""
         self.last_frame_at: float | None = None
+        self.stopped = False
 
     def open(self) -> list[Event]:
         """Open the source (`up` says whether it did); what to announce."""
@@ -88,8 +92,14 @@ class CameraWatch:
         return Sight(frame, said, stalled)
 
     def back_off(self) -> None:
-        """Wait before trying a lost camera again."""
-        self.sleep(self.wait)
+        """Wait before trying a lost camera again, in slices of SLICE_S, so that `stop()` ends the wait."""
+        until = self.clock() + self.wait
+        while not self.stopped and (left := until - self.clock()) > 0:
+            self.sleep(min(left, SLICE_S))
+
+    def stop(self) -> None:
+        """End a back-off now (a signal handler may call it): systemd's stop never waits out the camera's."""
+        self.stopped = True
 
     def _lost(self, e: Exception) -> list[Event]:
         """Said once per loss; each attempt that fails again waits twice as long, up to `retry_max_s`."""

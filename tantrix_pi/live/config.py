@@ -348,6 +348,11 @@ class Config:
         return Path(self.paths.state_dir)
 
     @property
+    def profile_path(self) -> Path:
+        """The calibration profile the detector reads (it may not exist yet) and `calibrate` writes."""
+        return Path(self.paths.profile) if self.paths.profile else self.state_dir / "profile.toml"
+
+    @property
     def events_path(self) -> Path:
         return Path(self.paths.events) if self.paths.events else self.state_dir / "events.jsonl"
 
@@ -379,6 +384,8 @@ def _values(cls: type, given: dict, where: str, prefix: str = "") -> dict:
     for f in fields(cls):
         if f.name in given:
             v, m = given[f.name], f.metadata
+            if isinstance(v, str) and "\0" in v:  # no file, address or language has one (the OS refuses them)
+                raise _wrong(where, prefix + f.name, v, N_("text without a NUL character"))
             if not m["check"](v):
                 raise _wrong(where, prefix + f.name, v, m["want"], m["choices"])
             values[f.name] = m["convert"](v)

@@ -356,6 +356,7 @@ class LiveLoop:
     def stop(self) -> None:
         """Ask the loop to finish after the current frame (what the service's SIGTERM / SIGINT handler does)."""
         self.stop_requested = True
+        self.camera.stop()
 
     # -- announcing -------------------------------------------------------------------------------
     def _say(self, events: list[Event], out: Ruling | None = None) -> None:

@@ -194,8 +194,12 @@ class Sinks(Sink):
         self._each("set_language", code)
 
     def close(self) -> None:
+        """Close every sink; one that cannot (an events file on a full disk) is reported, never raised."""
         for s in self.sinks:
-            s.close()
+            try:
+                s.close()
+            except Exception as e:
+                log.error("%s could not close (%s: %s)", type(s).__name__, type(e).__name__, e)
 
 
 SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera",

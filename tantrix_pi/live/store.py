@@ -12,7 +12,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -111,6 +113,7 @@ class Store:
         self.path = Path(path)
         self.moved_aside: Path | None = None
         self.lock = None
+        self._copy: tempfile.TemporaryDirectory | None = None
         if read_only:
             if not self.path.exists():
                 raise StoreError(_("{path}: no game recorded here").format(path=self.path))
@@ -145,14 +148,31 @@ class Store:
                 db.execute("SELECT 1 FROM games LIMIT 1")  # a damaged file fails here too (DatabaseError)
             except sqlite3.OperationalError:  # WAL needs its -shm file: a folder we cannot write has none
                 db.close()
-                db = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
-                db.execute("SELECT 1 FROM games LIMIT 1")
+                db = self._open_private_copy()
         except sqlite3.OperationalError as e:
             raise StoreError(_("{path}: cannot read the state database ({error})").format(
                 path=self.path, error=e)) from None
         except sqlite3.DatabaseError as e:
             raise StoreError(_("{path}: the state database is damaged ({error}); the service moves it aside "
                                "on its next start").format(path=self.path, error=e)) from None
+        return db
+
+    def _open_private_copy(self) -> sqlite3.Connection:
+        """The database and its write-ahead log copied into a private folder and read there, every change the log
+        holds included (SQLite reads a WAL only beside its -shm file, which it cannot make in a read-only folder)."""
+        self._copy = tempfile.TemporaryDirectory(prefix="tantrix-export-")
+        copy = Path(self._copy.name) / self.path.name
+        try:
+            for suffix in ("", "-wal"):
+                side = self.path.with_name(self.path.name + suffix)
+                if side.exists():
+                    shutil.copyfile(side, copy.with_name(copy.name + suffix))
+        except OSError as e:
+            self._copy.cleanup()
+            raise StoreError(_("{path}: cannot read the state database ({error})").format(
+                path=self.path, error=e.strerror)) from None
+        db = sqlite3.connect(copy, isolation_level=None)
+        db.execute("SELECT 1 FROM games LIMIT 1")
         return db
 
     def _check_writable(self) -> None:
@@ -199,6 +219,8 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        if self._copy is not None:
+            self._copy.cleanup()
         if self.lock is not None:
             self.lock.close()  # the lock goes with the file descriptor
             self.lock = None
@@ -420,7 +442,8 @@ def _hold_lock(db: Path):
     that holds it when another referee already runs on this database."""
     path = db.with_name(db.name + ".lock")
     try:
-        f = path.open("a+", encoding="utf-8")
+        # unbuffered: a write that fails leaves nothing for close() to retry; not truncated before it is locked
+        f = open(os.open(path, os.O_RDWR | os.O_CREAT, 0o644), "r+b", buffering=0)  # noqa: SIM115
     except OSError as e:
         raise StoreError(_("{path}: cannot make the lock file ({error})").format(path=path, error=e.strerror)) \
             from None
@@ -428,13 +451,16 @@ def _hold_lock(db: Path):
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         f.seek(0)
-        holder = f.read().strip() or "?"
+        holder = f.read().decode(errors="replace").strip() or "?"
         f.close()
         raise StoreError(_("{path}: another tantrix-pi run (process {process}) is refereeing with this state "
                            "database; stop it first, or give this one its own paths.state_dir").format(
             path=db, process=holder)) from None
-    f.seek(0)
-    f.truncate()
-    f.write(f"{os.getpid()}\n")
-    f.flush()
+    try:
+        f.write(f"{os.getpid()}\n".encode())
+        f.truncate()
+    except OSError as e:  # a full disk: no room even for the process number
+        f.close()
+        raise StoreError(_("{path}: cannot write the lock file ({error})").format(path=path, error=e.strerror)) \
+            from None
     return f
