@@ -1,6 +1,10 @@
 """Scripts of played games with what players do besides playing (recording.py), what the referee must say about
-them (`Says`, `follow`), self-play records with hands."""
+them (`Says`, `follow`), self-play records with hands, and the photos of such recordings (demo.py)."""
 
+import math
+
+import cv2
+import numpy as np
 import pytest
 from live_fakes import detect_frame, scene_source
 
@@ -8,6 +12,7 @@ from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Game
 from tantrix_pi.grid import distance
+from tantrix_pi.live.demo import Demo
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import (
     ILLEGAL,
@@ -47,6 +52,12 @@ def test_plain_play_says_every_placement_once_in_order_and_puts_nothing_else_on_
     assert [s.says for s in scenes if s.says] == [Says(PLACED, p, i) for i, p in enumerate(MOVES)]
     assert all(s.light is None and not s.clutter and s.rest is None and not s.hands and s.behaviour is None
                for s in scenes)
+
+
+def test_the_bundled_demo_is_photographed_with_nothing_but_its_hands_passing():
+    demo = Demo.bundled(moves=12)
+    assert all(set(shot.options) <= {"occluder"} for shot in demo.shots())
+    assert sum("occluder" in shot.options for shot in demo.shots()) == sum(s.frames for s in demo.scenes if s.hand)
 
 
 def test_an_illegal_tile_moved_straight_to_its_cell_is_never_off_the_board_in_a_still_frame():
@@ -219,3 +230,49 @@ def test_the_hands_in_play_keep_each_tile_in_its_slot_and_a_drawn_tile_fills_the
                 assert not changed
     bag_empty_at = 56 - 6 * 3
     assert all(sum(t is not None for t in h) == 6 for step in steps[:bag_empty_at + 1] for h in step.values())
+
+
+# -- photos of a recording -----------------------------------------------------------------------------------
+def photo_of(demo, shot):
+    from tantrix_pi.simulator import render_scene
+
+    return render_scene(shot.board, frame=shot.frame, **{**demo.render, **shot.options})
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_tiles_in_the_zones_lie_apart_inside_them_and_are_read_as_loose_not_as_board(players):
+    from tantrix_pi.live.tracker import apply, register
+    from tantrix_pi.vision import detect
+
+    demo = Demo.selfplay(players, seed=5, moves=12, size=(1280, 960))
+    shot = [s for s in demo.shots() if "occluder" not in s.options][-1]
+    photo = photo_of(demo, shot)
+    zones = demo.zones_px()
+    apart = [t for t in photo.truth["tiles"] if not t["on_board"]]
+    board = [t for t in photo.truth["tiles"] if t["on_board"]]
+    assert len(apart) == 6 * players
+
+    def inside(t, zone):
+        return cv2.pointPolygonTest(zone.astype(np.float32), tuple(t["center_px"]), False) > 0
+
+    assert all(sum(inside(t, z) for z in zones) == 1 for t in apart) and not any(inside(t, z) for t in board
+                                                                                  for z in zones)
+    across_corners = 2 * max(t["across_flats_px"] for t in apart) / math.sqrt(3)
+    assert min(math.dist(a["center_px"], b["center_px"]) for a in apart for b in apart if a is not b) > across_corners
+    assert all(t["fraction_in_image"] == 1 for t in photo.truth["tiles"])
+    det = detect(photo.image, zones=zones)
+    assert sorted(u.tile for u in det.loose) == sorted(t["tile"] for t in apart)
+    seen = [t.placement for t in det.tiles]
+    assert Board(apply(register(shot.board, seen), p) for p in seen) == shot.board
+
+
+def test_the_cup_and_the_resting_hand_cover_no_tile():
+    demo = Demo.selfplay(2, seed=5, moves=12, size=(1280, 960), behaviours=Behaviours(cup=4, rest=7))
+    shots = [s for s in demo.shots() if s.times > 1]
+    cup = photo_of(demo, next(s for s in shots if "clutter" in s.options))
+    rest = photo_of(demo, next(s for s in shots if "occluder" in s.options))
+    for photo in (cup, rest):
+        assert all(t["occluded_fraction"] == 0 for t in photo.truth["tiles"])
+    ys, xs = np.nonzero(rest.cover > 127)
+    w = rest.image.shape[1]
+    assert xs.min() == 0 and xs.max() < 0.25 * w  # in from the left edge, beside the board
