@@ -18,7 +18,8 @@ each at its own move; --all: every one):
     --turned  that move's tile is first laid at another turn (one breaking the golden rule), then turned in place
     --lamp    after that move a lamp is switched on: brighter, whiter light for the rest of the game
     --cup     after that move a cup is set down beside the board for 12 still frames, then taken away
-    --rest    after that move a hand rests at the frame's left edge for 40 still frames and the next two moves
+    --rest    after that move a hand rests at the frame's edge (the left, or the first free of hand zones) for
+              40 still frames and the next two moves
 
 The photos are rendered by the simulator into a folder of JPEGs first (a worker process: not timed, not in the
 RSS), then replayed as fast as possible through the loop `tantrix-pi run` drives (the service's gate,

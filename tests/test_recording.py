@@ -276,3 +276,12 @@ def test_the_cup_and_the_resting_hand_cover_no_tile():
     ys, xs = np.nonzero(rest.cover > 127)
     w = rest.image.shape[1]
     assert xs.min() == 0 and xs.max() < 0.25 * w  # in from the left edge, beside the board
+
+
+@pytest.mark.parametrize("players, edge", [(2, "left"), (3, "right")])
+def test_a_hand_rests_at_an_edge_free_of_hand_zones(players, edge):
+    demo = Demo.selfplay(players, seed=5, moves=10, size=(1280, 960), behaviours=Behaviours(rest=4))
+    shot = next(s for s in demo.shots() if s.times > 1 and "occluder" in s.options)
+    assert shot.options["occluder_from"] == edge
+    assert not any(cv2.pointPolygonTest(z.astype(np.float32), shot.options["occluder"], False) >= 0
+                   for z in demo.zones_px())

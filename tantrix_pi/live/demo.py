@@ -18,10 +18,11 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
+import cv2
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
@@ -32,6 +33,7 @@ from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import (
     JUST_PLAY,
+    REST_POINTS,
     Behaviours,
     Scene,
     hands_in_play,
@@ -73,6 +75,11 @@ def edge_zones(players: list[str]) -> dict[str, list[list[float]]]:
         x0, y0, x1, y1 = band[side]
         out[name] = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
     return out
+
+
+def _inside(xy: tuple[float, float], zone: list[list[float]]) -> bool:
+    """Whether a point (fractions of the frame) lies inside a zone polygon (the same)."""
+    return cv2.pointPolygonTest(np.array(zone, np.float32), (float(xy[0]), float(xy[1])), False) >= 0
 
 
 def zone_slots(zone: list[list[float]], size: tuple[int, int], tile_px: float, n: int = 6) -> list[tuple[float, float]]:
@@ -177,6 +184,9 @@ class Demo:
         for zone in (zones or {}).values():  # ValueError now, not in the middle of photographing
             zone_slots(zone, render["size"], render["tile_px"])
         in_play = hands_in_play(record)[:len(moves_) + 1] if zones else None
+        if zones:  # a hand resting at the frame's edge rests beside the zones when an edge is free of them
+            behaviours = replace(behaviours, rest_at=next(
+                (xy for xy in REST_POINTS if not any(_inside(xy, z) for z in zones.values())), behaviours.rest_at))
         scenes = script(moves_, still, hand, illegal_at, turn_ends(record), behaviours, in_play)
         return cls(moves_, record["players"], scenes, render, movers(record)[:len(moves_)], dict(zones or {}))
 

@@ -42,6 +42,8 @@ LAMP = Light(4200.0, 0.5, 1.3)
 REST_AT = (0.07, 0.5)
 """Where a hand resting at the frame's edge reaches to, in (x, y) fractions of the frame: in from the left edge,
 level with the board's middle, well clear of it."""
+REST_POINTS = (REST_AT, (0.93, 0.5), (0.5, 0.07), (0.5, 0.93))
+"""The same in from the left, right, top and bottom edges: with hand zones, the first outside every zone."""
 
 
 @dataclass(frozen=True)
@@ -98,11 +100,12 @@ class Behaviours:
     cup: int | None = None
     """After that move a cup is set down beside the board for `cup_frames` still frames, then taken away."""
     rest: int | None = None
-    """After that move a hand comes to rest at the frame's edge (`REST_AT`) for `rest_frames` still frames,
+    """After that move a hand comes to rest at the frame's edge (at `rest_at`) for `rest_frames` still frames,
     and stays there while the next `rest_moves` moves are made."""
     cup_frames: int = 12
     rest_frames: int = 40
     rest_moves: int = 2
+    rest_at: tuple[float, float] = REST_AT
 
     NAMES = ("moved", "turned", "lamp", "cup", "rest")
     """The behaviours, in the order `spread` puts them in a game."""
@@ -189,7 +192,7 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     def add(board: Board, frames: int, hand: bool = False, note: str = "", **more) -> None:
         resting = not hand and rest_until >= 0
         more = {"behaviour": "rest", **more} if resting else more
-        scenes.append(Scene(board.copy(), frames, hand, note, light=light, rest=REST_AT if resting else None,
+        scenes.append(Scene(board.copy(), frames, hand, note, light=light, rest=b.rest_at if resting else None,
                             hands=dict(zone), **more))
 
     add(Board(), still, note="empty table")
