@@ -332,10 +332,11 @@ class Check:
             lo, hi = self.starts[scenes[0]], self.starts[then + 1]
             expect = [i for i, (k, _s) in enumerate(self.expected) if scenes[0] <= k <= then]
             others = {n for i, n in self.matched.items() if i not in expect}  # announcements late from earlier scenes
-            said = [n for n, e in enumerate(self.events) if lo <= e[2] < hi and e[0] in recording.ABOUT_TILES
-                    and n not in others]
+            said = sorted({n for n, e in enumerate(self.events) if lo <= e[2] < hi and e[0] in recording.ABOUT_TILES
+                           and n not in others} | {self.matched[i] for i in expect if i in self.matched})
             good = all(i in self.matched for i in expect) and not set(said) & set(self.phantoms)
             got = ", ".join(self.events[n][0] + ("" if n in self.matched.values() else " (phantom)")
+                            + (f" (late: frame {self.events[n][2]})" if self.events[n][2] >= hi else "")
                             for n in said) or "nothing"
             own = [demo.scenes[k].says.move for k in scenes if name in ("moved", "turned") and _placing(demo.scenes[k])]
             if own:  # the tile moved or turned into place: that player's legal placement, in the stored game
@@ -348,7 +349,7 @@ class Check:
                             else f"; stored as {kept[0]}'s")
             else:
                 where = f"after move {len({s.says.move for s in demo.scenes[:scenes[0]] if _placing(s)})}"
-            wanted = ", ".join(self.expected[i][1].verdict for i in expect) or "nothing"
+            wanted = ", ".join(recording.ANNOUNCED[self.expected[i][1].verdict] for i in expect) or "nothing"
             rows.append((f"{NAMES[name]} ({where})", wanted, got, good))
         return rows
 
