@@ -324,7 +324,7 @@ def make_app(site: Site) -> Starlette:
             return error(400, str(e))
         for cmd in queued:
             site.commands.put(cmd)
-        return JSONResponse({"queued": [name for name, _ in queued]}, status_code=202)
+        return JSONResponse({"queued": [cmd.name for cmd in queued]}, status_code=202)
 
     routes = [
         Route("/", index),

@@ -165,8 +165,10 @@ def routes(site, templates, broadcaster) -> list[Route]:
             return refused
         action = request.path_params["action"]
         if action in ("start", "stop"):
+            from tantrix_pi.live.commands import Calibrating
+
             guide.active = action == "start"
-            site.commands.put(("calibrating", guide.active))
+            site.commands.put(Calibrating(guide.active))
             guide.note = ""
             return JSONResponse(await run_in_threadpool(guide.status), status_code=202)
         work = {"take": guide.take, "forget": guide.forget, "save-lens": guide.save_lens,
