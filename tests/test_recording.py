@@ -184,8 +184,6 @@ def test_the_referee_follows_plain_play_and_a_tile_taken_back_without_a_phantom(
                                                                            strict=False))
 
 
-@pytest.mark.xfail(strict=True, reason="referee.py keeps a tile moved or turned out of its illegal place as illegal "
-                                       "(issue 17; the lead's rewrite): the game never gets it")
 @pytest.mark.parametrize("behaviour", ["moved", "turned"])
 def test_a_tile_moved_or_turned_into_place_is_its_players_placement(tmp_path, behaviour):
     rec = load_record()

@@ -365,23 +365,10 @@ def selfplay_record(players: int, seed: int) -> dict:
     """A whole random legal game of `players` (tantrix_pi.selfplay) as a `tantrix-game/1` record with its hands:
     `"hands"` (each player's six tiles when play starts) and, after each placement while the bag has tiles, the
     tile its player draws (`{"player": "red", "draw": 17}`)."""
+    from tantrix_pi import record
     from tantrix_pi.selfplay import random_game
 
-    held: list[dict[str, set[int]]] = []  # every hand after each placement and its draw
-    game = random_game(players, seed, on_move=lambda g, _a: held.append({p: set(h) for p, h in g.hands.items()}))
-    record = game.to_record()
-    while game.moves:  # taken back to the deal: the hands as they were dealt
-        game.pop()
-    dealt = {p: set(h) for p, h in game.hands.items()}
-    moves, k, before = [], 0, dealt
-    for m in record["moves"]:
-        moves.append(m)
-        if "tile" in m:
-            mover = next(p for p, h in before.items() if m["tile"] in h)
-            drawn = held[k][mover] - (before[mover] - {m["tile"]})
-            moves += [{"player": COLOUR_NAMES[mover], "draw": t} for t in drawn]
-            before, k = held[k], k + 1
-    return {**record, "hands": {COLOUR_NAMES[p]: sorted(h) for p, h in dealt.items()}, "moves": moves}
+    return record.to_dict(random_game(players, seed))
 
 
 def hands_in_play(record: dict) -> list[dict[str, tuple[int | None, ...]]]:
