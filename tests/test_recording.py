@@ -283,3 +283,19 @@ def test_a_hand_rests_at_an_edge_free_of_hand_zones(players, edge):
     assert shot.options["occluder_from"] == edge
     assert not any(cv2.pointPolygonTest(z.astype(np.float32), shot.options["occluder"], False) >= 0
                    for z in demo.zones_px())
+
+
+def test_a_skipped_fill_lays_the_tile_on_a_free_cell_where_only_the_fill_forbids_it_then_takes_it_back():
+    fills = [Board(MOVES[:i]).occupied_neighbours(p.cell) >= rules.FORCED_NEIGHBOURS for i, p in enumerate(MOVES)]
+    fill = fills.index(True)
+    scenes = script(MOVES, behaviours=Behaviours(skip=fill))
+    slip = [s for s in scenes if s.behaviour == "skip"]
+    says = [s.says for s in slip if s.says is not None]
+    assert [s.verdict for s in says] == [ILLEGAL, TAKEN_BACK]
+    board, wrong = Board(MOVES[:fill]), says[0].placement
+    assert wrong.tile == MOVES[fill].tile and wrong.cell != MOVES[fill].cell
+    assert board.occupied_neighbours(wrong.cell) < rules.FORCED_NEIGHBOURS and not rules.why_illegal(board, wrong)
+    assert slip[-1].board == board and settled(scenes, Says(PLACED, MOVES[fill], fill)) == scenes.index(slip[-1]) + 2
+    free = fills.index(False, 1)
+    with pytest.raises(ValueError, match="fills no forced space"):
+        script(MOVES, behaviours=Behaviours(skip=free))

@@ -102,6 +102,10 @@ class Behaviours:
     rest: int | None = None
     """After that move a hand comes to rest at the frame's edge (at `rest_at`) for `rest_frames` still frames,
     and stays there while the next `rest_moves` moves are made."""
+    skip: int | None = None
+    """That move fills a forced space; its player first lays the tile on a free cell instead, where it is legal but
+    for the forced fill the rules make compulsory, then takes it back (with the hands in view: refused, since the
+    player holds a tile that fits). Not one of NAMES: without the hands in view it is not a slip the referee sees."""
     cup_frames: int = 12
     rest_frames: int = 40
     rest_moves: int = 2
@@ -156,6 +160,20 @@ def another_turn(board: Board, p: Placement) -> Placement:
     raise ValueError(f"tile {p.tile} at {p.cell} has no other turn that is plainly legal or illegal")
 
 
+def a_free_move_instead(board: Board, p: Placement) -> Placement:
+    """Tile `p.tile`, which fills a forced space at `p`, laid instead on a cell that is no forced space, where the
+    rules allow it but for the fill (a player skipping it); ValueError when `p` fills none or there is no such cell."""
+    if board.occupied_neighbours(p.cell) < rules.FORCED_NEIGHBOURS:
+        raise ValueError(f"tile {p.tile} at {p.cell} fills no forced space: a skipped fill needs a move that fills one")
+    for cell in sorted(board.empty_neighbours()):
+        if board.occupied_neighbours(cell) < rules.FORCED_NEIGHBOURS:
+            for rot in range(6):
+                q = Placement(p.tile, cell[0], cell[1], rot)
+                if not rules.why_illegal(board, q):
+                    return q
+    raise ValueError(f"tile {p.tile} has no legal free cell off the forced space {p.cell}")
+
+
 def beside(board: Board) -> Cell:
     """A free cell two steps from the board, nearest its middle: where a cup stands beside it."""
     pts = [centre(c) for c in board.cells]
@@ -176,7 +194,7 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     player draws (a hand over the table, then the zone holds the drawn tile in the freed slot).
     """
     b = behaviours
-    before = [i for i in (illegal_at, b.moved, b.turned) if i is not None]
+    before = [i for i in (illegal_at, b.moved, b.turned, b.skip) if i is not None]
     after = [i for i in (b.lamp, b.cup, b.rest) if i is not None]
     if len(set(before)) < len(before) or len(set(after)) < len(after):
         raise ValueError("one behaviour per move: two of them were given the same move")
@@ -208,6 +226,14 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
             add(bad, still, note=f"illegal: tile {wrong.tile} at {wrong.cell}", says=Says(ILLEGAL, wrong), **slip)
             add(bad, hand, True, "a hand takes it back", **slip)
             add(board, still + 3, note=f"tile {wrong.tile} taken back", says=Says(TAKEN_BACK, wrong), **slip)
+        if b.skip == i:
+            wrong = a_free_move_instead(board, p)
+            slip = {"behaviour": "skip"}
+            add(board, hand, True, f"a hand brings tile {p.tile}", **slip)
+            add(_with(board, wrong), still, note=f"tile {p.tile} at {wrong.cell}, forced space {p.cell} left unfilled",
+                says=Says(ILLEGAL, wrong), **slip)
+            add(_with(board, wrong), hand, True, "a hand takes it back", reach=wrong.cell, **slip)
+            add(board, still + 3, note=f"tile {p.tile} taken back", says=Says(TAKEN_BACK, wrong), **slip)
         slip = {"behaviour": "moved"} if b.moved == i else {"behaviour": "turned"} if b.turned == i else {}
         add(board, hand, True, f"a hand brings tile {p.tile}", **slip)
         verdict = PLACED
