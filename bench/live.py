@@ -1,7 +1,7 @@
 """The live loop on a photographed game: its speed (fps, latency, gate vs detector, RSS) and whether it got it right.
 
     ./run.sh python bench/live.py [--moves 24] [--all] [--moved [N]] [--turned [N]] [--lamp [N]] [--cup [N]]
-                                  [--rest [N]] [--players 2] [--hands] [--seed 23] [--table dark_wood]
+                                  [--rest [N]] [--players 2] [--hands [--skip [N]]] [--seed 23] [--table dark_wood]
                                   [--light-k 2700] [--awb 0.3] [--exposure 0.75] [--size 1640x1232]
                                   [--tile-px PX] [--frames DIR] [--events]
 
@@ -10,7 +10,8 @@ with --hands or --players 3 / 4 a random legal game of that many players (`tantr
 first --moves placements, each brought in by a hand, with the players' end-of-turn presses. --hands lays every
 player's six tiles face up and apart in a zone along an edge of the frame (bottom, top, then left and right for
 3 and 4 players; after each placement the hand is five, then six again once its player has drawn) and gives the
-zones to the detector. The behaviours, each at move N counted from 1 (without N, spread evenly over the game,
+zones to the detector and the referee (as `run` does with [seats]: the referee follows the hands and enforces the
+forced fill). The behaviours, each at move N counted from 1 (without N, spread evenly over the game,
 each at its own move; --all: every one):
 
     --moved   that move's tile is first laid on another cell where it breaks the golden rule, then moved by a
@@ -20,6 +21,9 @@ each at its own move; --all: every one):
     --cup     after that move a cup is set down beside the board for 12 still frames, then taken away
     --rest    after that move a hand rests at the frame's edge (the left, or the first free of hand zones) for
               40 still frames and the next two moves
+    --skip    (with --hands; not in --all) that move fills a forced space, and its player first lays the tile on a
+              free cell instead (legal but for the compulsory fill), then takes it back; without N the first fill
+              from the middle of the game on that starts its player's turn (else the first fill from there on)
 
 The photos are rendered by the simulator into a folder of JPEGs first (a worker process: not timed, not in the
 RSS), then replayed as fast as possible through the loop `tantrix-pi run` drives (the service's gate,
@@ -49,6 +53,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -57,25 +62,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 
 import tantrix_pi  # noqa: E402
-from tantrix_pi import scoring  # noqa: E402
+from tantrix_pi import record, rules, scoring  # noqa: E402
 from tantrix_pi.board import Board, Placement  # noqa: E402
 from tantrix_pi.devices.sources import folder_source  # noqa: E402
+from tantrix_pi.game import Move  # noqa: E402
 from tantrix_pi.live import recording  # noqa: E402
+from tantrix_pi.live.camera import CameraWatch  # noqa: E402
+from tantrix_pi.live.commands import pressed  # noqa: E402
+from tantrix_pi.live.config import GateConfig  # noqa: E402
 from tantrix_pi.live.demo import Demo  # noqa: E402
+from tantrix_pi.live.hands import HandWatch  # noqa: E402
 from tantrix_pi.live.loop import LiveLoop  # noqa: E402
 from tantrix_pi.live.recording import Behaviours  # noqa: E402
 from tantrix_pi.live.referee import Setup  # noqa: E402
+from tantrix_pi.live.service import make_detector  # noqa: E402
 from tantrix_pi.live.sinks import MemorySink  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
-from tantrix_pi.live.tracker import apply, apply_cell, register  # noqa: E402
-from tantrix_pi.vision import detect, photo  # noqa: E402
+from tantrix_pi.live.tracker import REMOVAL_EXTRA, apply, apply_cell, register  # noqa: E402
+from tantrix_pi.vision import photo  # noqa: E402
 
 STILL, HAND = 5, 2
 """Frames per still table and per hand pass."""
 
 NAMES = {"moved": "illegal tile moved straight to its cell", "turned": "tile turned in place after it was laid",
          "lamp": "lamp switched on", "cup": "cup set down beside the board and taken away",
-         "rest": "hand resting at the frame's edge", recording.TAKEN_BACK: "illegal tile taken back"}
+         "rest": "hand resting at the frame's edge", "skip": "forced fill skipped: a free move made instead",
+         recording.TAKEN_BACK: "illegal tile taken back"}
 
 
 def write_frames(demo: Demo, folder: Path) -> None:
@@ -102,16 +114,26 @@ def ms(values: list[float]) -> str:
     return f"{1000 * statistics.median(values):.1f}" if values else "-"
 
 
-def behaviours_of(args, avoid: tuple[int, ...]) -> Behaviours:
-    """The behaviours asked for: each at its move N (counted from 1), or spread evenly over the game; ValueError
-    for an N off the game."""
+def behaviours_of(args, avoid: tuple[int, ...], fills: list[int] = ()) -> Behaviours:
+    """The behaviours asked for: each at its move N (counted from 1), or spread evenly over the game; --skip at the
+    first of `fills` (the moves that fill a forced space, those that start a turn first) from the middle of the game
+    on, at a move of its own; ValueError for an N off the game."""
     asked = {n: getattr(args, n) for n in Behaviours.NAMES if args.all or getattr(args, n) is not None}
-    for name, at in asked.items():
+    for name, at in [*asked.items(), ("skip", args.skip)]:
         if at not in (None, -1) and not 1 <= at <= args.moves:
             raise ValueError(f"--{name} {at}: give a move from 1 to {args.moves} (--moves {args.moves})")
     given = {n: at - 1 for n, at in asked.items() if at not in (None, -1)}
     spread = Behaviours.spread(args.moves, [n for n in asked if n not in given], avoid + tuple(given.values()))
-    return Behaviours(**{n: given.get(n, getattr(spread, n)) for n in asked})
+    out = Behaviours(**{n: given.get(n, getattr(spread, n)) for n in asked})
+    if args.skip is None:
+        return out
+    taken = {out.moved, out.turned}
+    skip = args.skip - 1 if args.skip != -1 else next(
+        (i for i in fills if i >= args.moves // 2 and i not in taken), next((i for i in fills if i not in taken), None))
+    if skip is None:
+        raise ValueError(f"--skip: no move of the first {args.moves} fills a forced space: give more moves or "
+                         "another --seed")
+    return replace(out, skip=skip)
 
 
 def main() -> int:
@@ -119,7 +141,9 @@ def main() -> int:
     ap.add_argument("--moves", type=int, default=24)
     for name in Behaviours.NAMES:
         ap.add_argument(f"--{name}", type=int, nargs="?", const=-1, metavar="N", help=f"{NAMES[name]} at move N")
-    ap.add_argument("--all", action="store_true", help="every behaviour, spread over the game")
+    ap.add_argument("--all", action="store_true", help="every behaviour above, spread over the game")
+    ap.add_argument("--skip", type=int, nargs="?", const=-1, metavar="N",
+                    help=f"{NAMES['skip']} at move N, which fills a forced space (with --hands)")
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--hands", action="store_true", help="every player's tiles in a zone along the frame's edge")
     ap.add_argument("--seed", type=int, default=23, help="the self-play game (with --hands or 3-4 players)")
@@ -142,9 +166,15 @@ def main() -> int:
                                  ("exposure", args.exposure)) if v is not None}
     size = {"size": (w, h), **({"tile_px": args.tile_px} if args.tile_px else {})}
     try:
+        if args.skip is not None and not args.hands:
+            raise ValueError("--skip needs --hands: without the hands in view a skipped fill is not checked")
         if args.hands or args.players != 2:
+            rec = recording.selfplay_record(args.players, args.seed)
+            moves, by = recording.placements(rec)[:args.moves], recording.movers(rec)
+            fills = sorted((i for i, p in enumerate(moves) if Board(moves[:i]).occupied_neighbours(p.cell)
+                            >= rules.FORCED_NEIGHBOURS), key=lambda i: (by[i] == by[i - 1], i))  # a turn's first
             demo = Demo.selfplay(args.players, args.seed, STILL, HAND, args.moves,
-                                 behaviours_of(args, ()), args.hands, **size, **setting)
+                                 behaviours_of(args, (), fills), args.hands, **size, **setting)
             game = f"a {args.players}-player self-play game (seed {args.seed}{', hands in view' if args.hands else ''})"
         else:
             avoid = (recording.load_record()["demo"]["illegal_after"],)
@@ -171,18 +201,28 @@ def main() -> int:
         source = folder_source(folder, read=photo.load)
         inner = source.read
 
+        reading = [0.0]  # seconds spent in the source's reads: the camera's clock (below)
+
         def read():
+            t = time.perf_counter()
             frame = inner()
             read_at.append(time.perf_counter())
+            reading[0] += read_at[-1] - t
             press = presses.get(len(read_at) - 1)
             if press:  # pressed once the scene has been shown: judged before the next frame
-                loop.commands.put((press, None))
+                loop.commands.put(pressed(press))
             return frame
 
         source.read = read
         sink = Timed(lambda: len(read_at) - 1)
         store = Store(Path(tmp) / "state.db")
-        loop = LiveLoop(source, partial(detect, zones=demo.zones_px()), store, Setup("game", players), sink)
+        zones = dict(zip(recording.letters(list(demo.zones)), (tuple(map(tuple, z)) for z in demo.zones.values()),
+                         strict=True))
+        watch = HandWatch(zones, GateConfig().stable_frames) if zones else None  # what run's service.hand_watch makes
+        # the frames come as fast as the loop takes them: a slow frame of the loop's own (a loaded machine) is no
+        # gap in the camera's stream, so the camera watch's clock runs only while a frame is read
+        camera = CameraWatch(source, clock=lambda: reading[0])
+        loop = LiveLoop(camera, make_detector(zones=zones), store, Setup("game", players), sink, hands=watch)
         t0 = time.perf_counter()
         loop.run()
         wall = time.perf_counter() - t0
@@ -193,17 +233,21 @@ def main() -> int:
     print(f"live loop on {len(demo.moves)} placements of {game}, {w}x{h}, tile {demo.render['tile_px']:.0f} px"
           f"{', ' + light if light else ''} (photos rendered beforehand in {render_s:.1f} s; the referee of "
           f"{Path(tantrix_pi.__file__).parents[1]})")
-    check = Check(demo, starts, timed(stored, sink), final, moves, players, read_at)
+    owed = owed_fills(recording.selfplay_record(args.players, args.seed), len(demo.moves)) if demo.zones else None
+    check = Check(demo, starts, timed(stored, sink), final, moves, players, read_at, owed)
     st = loop.stats
-    frames, seconds = [f for f, _ in check.latency], [s for _, s in check.latency]
+    frames, seconds = [f for f, _s, _g in check.latency], [s for _f, s, _g in check.latency]
+    laid, gone = [f for f, _s, g in check.latency if not g], [f for f, _s, g in check.latency if g]
     print()
     print("| measure | value |")
     print("|---|---|")
     print(f"| frames replayed | {st.frames} ({st.skipped} skipped for motion, {st.detected} detected) |")
     print(f"| loop fps (all frames) | {st.frames / wall:.2f} |")
+    for what, values in (("a tile laid or turned", laid), (f"a tile gone from a cell (+{REMOVAL_EXTRA} frames)", gone)):
+        if values:
+            print(f"| latency settled -> announced, {what}, frames (median, max) | {statistics.median(values):.0f}, "
+                  f"{max(values)} |")
     if frames:
-        print(f"| latency settled -> announced, frames (median, max) | {statistics.median(frames):.0f}, "
-              f"{max(frames)} |")
         print(f"| latency settled -> announced, ms (median, max) | {ms(seconds)}, {1000 * max(seconds):.0f} |")
     print(f"| motion gate per frame, ms (median) | {ms(st.gate_s)} |")
     print(f"| full detection per frame, ms (median) | {ms(st.detect_s)} |")
@@ -234,13 +278,38 @@ def timed(stored, sink: Timed) -> list[tuple[str, dict, int, float]]:
     return out
 
 
+Owed = tuple[str, frozenset[tuple[tuple[int, int], tuple[int, ...]]]]
+"""Who is to play and what they must fill: (forced space's cell, the held tiles that fit it) for each."""
+
+
+def owed_fills(rec: dict, moves: int) -> list[Owed]:
+    """Before each of a record's first `moves` placements (its hands and draws played too): who is to play and
+    what they must fill, by the rules engine's `Game.owed`."""
+    r = record.from_dict(rec)
+    game = r.game()
+
+    def owed() -> Owed:
+        return game.to_play, frozenset((space.cell, tuple(sorted(q.tile for q in fills)))
+                                       for space, fills in game.owed(game.to_play))
+
+    out, last = [], owed()
+    for event, _said in record.replay_events(game, r):
+        if isinstance(event, Move):
+            out.append(last)
+            if len(out) == moves:
+                break
+        last = owed()
+    return out
+
+
 class Check:
     """The stored events against the script (`recording.follow`): what each settled scene must be announced as,
-    matched in order; any other event about a tile is a phantom."""
+    matched in order; any other event about a tile is a phantom. With the hands in view (`owed`: what the player
+    to play must fill before each placement), also the must-fills said between placements."""
 
     def __init__(self, demo: Demo, starts: list[int], events, final: Board, moves, players: list[str],
-                 read_at: list[float]) -> None:
-        self.demo, self.starts, self.events, self.players = demo, starts, events, players
+                 read_at: list[float], owed: list[Owed] | None = None) -> None:
+        self.demo, self.starts, self.events, self.players, self.owed = demo, starts, events, players, owed
         self.t = register(Board(demo.moves), list(final))  # the loop's grid laid on the recording's
         self.stored = [(m.player, apply(self.t, m.placement), m.legal) for m in moves]
         self.followed = recording.follow(demo.scenes, [(kind, data) for kind, data, *_ in events],
@@ -248,11 +317,13 @@ class Check:
         self.expected, self.matched = self.followed.expected, self.followed.matched
         self.phantoms = self.followed.phantoms
         self.latency = []
-        """(frames, seconds) from the first still frame of each scene to its expected announcement."""
+        """(frames, seconds, whether a tile left a cell) from the first still frame of each scene to its expected
+        announcement (a tile taken off or moved: the tracker waits REMOVAL_EXTRA frames more)."""
         for i, n in self.matched.items():
             first, (_kind, _data, frame, at) = starts[self.expected[i][0]], events[n]
             if frame >= 0:
-                self.latency.append((frame - first + 1, at - read_at[first]))
+                gone = self.expected[i][1].verdict in (recording.TAKEN_BACK, recording.MOVED)
+                self.latency.append((frame - first + 1, at - read_at[first], gone))
 
     def _placement(self, data: dict) -> Placement | None:
         """The tile, cell and turn an event names, in the recording's grid."""
@@ -299,7 +370,7 @@ class Check:
                 ("stored game = the recording (tile, cell, turn, player, legal)", len(want),
                  f"{same} of {len(self.stored)}", same == len(want) == len(self.stored)),
                 ("final scores", _points(engine), _points(scores) if scores else "none said", scores == engine),
-                *self._behaviours()]
+                *self._must_fills(placing), *self._behaviours()]
         print("| check | recording | referee | ok |")
         print("|---|---|---|---|")
         for what, expect, got, good in rows:
@@ -312,22 +383,52 @@ class Check:
                 p = says.placement
                 print(f'- frame {self.starts[scene]} "{demo.scenes[scene].note}": {says.verdict} tile {p.tile} '
                       f"at {p.cell} turn {p.rot}")
+        if self.fills_wrong:
+            print("\nmust-fills not said as the rules engine owes them:")
+            for line in self.fills_wrong:
+                print(f"- {line}")
         if self.phantoms:
             print("\nphantom events:")
             for n in self.phantoms:
                 print(f"- {self.describe(n)}")
         return all(good for *_, good in rows)
 
+    def _must_fills(self, placing: list[int]) -> list[tuple[str, str, str, bool]]:
+        """With the hands in view, a row: before each placement, the last must-fill said since the one before (in
+        the recording's grid) against what the player to play must fill; a must-fill said when nothing is owed, or
+        naming other spaces or tiles, is wrong. The misses are kept for the report."""
+        self.fills_wrong: list[str] = []
+        if self.owed is None:
+            return []
+        at = {self.expected[i][1].move: self.matched.get(i) for i in placing}
+        right = 0
+        for k, (player, spaces) in enumerate(self.owed):
+            lo, hi = at.get(k - 1, -1) if k else -1, at.get(k)
+            if lo is None or hi is None:
+                self.fills_wrong.append(f"move {k + 1}: its placement or the one before was not announced")
+                continue
+            said = [data for kind, data, *_ in self.events[lo + 1:hi] if kind == "must_fill"]
+            got = (said[-1]["player"], frozenset((apply_cell(self.t, tuple(s["cell"])), tuple(sorted(s["tiles"])))
+                                                 for s in said[-1]["spaces"])) if said else None
+            if got == ((player, spaces) if spaces else None):
+                right += bool(spaces)
+            else:
+                self.fills_wrong.append(f"before move {k + 1}: {player} must fill {_fills(spaces)}; said: "
+                                        + (f"{got[0]} {_fills(got[1])}" if got else "nothing"))
+        owed = sum(bool(spaces) for _p, spaces in self.owed)
+        return [("must-fills said before a placement (a held tile fits a forced space)", owed,
+                 f"{right}" + (f", {len(self.fills_wrong)} wrong" if self.fills_wrong else ""), not self.fills_wrong)]
+
     def _behaviours(self) -> list[tuple[str, str, str, bool]]:
         """A row per scripted behaviour: what its scenes must be announced as (for one around the board, a lamp, a
         cup or a resting hand, also the next placement after it), what was said while they were shown, and whether
         that is all right (a tile moved or turned into place also stored as its player's legal placement)."""
         demo, rows = self.demo, []
-        for name in (recording.TAKEN_BACK, *Behaviours.NAMES):
+        for name in (recording.TAKEN_BACK, *Behaviours.NAMES, "skip"):
             scenes = [k for k, s in enumerate(demo.scenes) if s.behaviour == name]
             if not scenes:
                 continue
-            then = scenes[-1] if name in (recording.TAKEN_BACK, "moved", "turned") else next(
+            then = scenes[-1] if name in (recording.TAKEN_BACK, "moved", "turned", "skip") else next(
                 (k for k in range(scenes[-1] + 1, len(demo.scenes)) if _placing(demo.scenes[k])), scenes[-1])
             lo, hi = self.starts[scenes[0]], self.starts[then + 1]
             expect = [i for i, (k, _s) in enumerate(self.expected) if scenes[0] <= k <= then]
@@ -348,7 +449,8 @@ class Check:
                     got += ("; not in the stored game" if kept is None else "; stored as illegal" if not kept[2]
                             else f"; stored as {kept[0]}'s")
             else:
-                where = f"after move {len({s.says.move for s in demo.scenes[:scenes[0]] if _placing(s)})}"
+                before = len({s.says.move for s in demo.scenes[:scenes[0]] if _placing(s)})
+                where = f"move {before + 1}" if name == "skip" else f"after move {before}"
             wanted = ", ".join(recording.ANNOUNCED[self.expected[i][1].verdict] for i in expect) or "nothing"
             rows.append((f"{NAMES[name]} ({where})", wanted, got, good))
         return rows
@@ -357,6 +459,10 @@ class Check:
 def _placing(scene: recording.Scene) -> bool:
     """The scene settles one of the game's placements (or a tile on its way to one)."""
     return scene.says is not None and scene.says.move is not None
+
+
+def _fills(spaces) -> str:
+    return "; ".join(f"{cell} with {'/'.join(map(str, tiles))}" for cell, tiles in sorted(spaces)) or "nothing"
 
 
 def _points(scores: dict | None) -> str:
