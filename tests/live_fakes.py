@@ -9,26 +9,27 @@ from tantrix_pi.vision.detection import Detection, SeenTile, Unread
 
 def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float = 0.95,
          override: dict | None = None, unsure: dict | None = None, unreadable=(), placed: bool = True,
-         tile_px: float = 8.0) -> Detection:
+         tile_px: float = 8.0, origin: tuple[float, float] = (800.0, 600.0), radius: float = 50.0) -> Detection:
     """A detection of `board` as the detector would give it in its own grid (turned k, moved by dq, dr).
 
     `override` maps a cell of `board` to the (tile, rot) misread there; `unsure` maps a cell to a confidence;
     `unreadable` cells hold something unread, which the detector placed on its grid when `placed`.
     `tile_px`: the tile width the detection reports (default: frame_of's 8-px squares, which the loop's
-    motion measure counts in; the tiles' pixel positions here are 87 px apart).
+    motion measure counts in); the tiles' pixel positions: cell centres of circumradius `radius` px around
+    `origin` (by default 87 px apart; `detect_frame` gives where `frame_of` draws them).
     """
     override, unsure = override or {}, unsure or {}
     tiles = []
     for p in board:
         if p.cell in override:
             p = Placement(override[p.cell][0], p.q, p.r, override[p.cell][1])
-        x, y = centre(p.cell, 50.0)
-        tiles.append(SeenTile(p.transformed(k, dq, dr), (800 + x, 600 + y), unsure.get(p.cell, confidence)))
+        x, y = centre(p.cell, radius)
+        tiles.append(SeenTile(p.transformed(k, dq, dr), (origin[0] + x, origin[1] + y), unsure.get(p.cell, confidence)))
     unread = []
     for cell in unreadable:
-        x, y = centre(cell, 50.0)
+        x, y = centre(cell, radius)
         where = Placement(1, cell[0], cell[1], 0).transformed(k, dq, dr).cell if placed else None
-        unread.append(Unread((800 + x, 600 + y), "colours unclear", cell=where))
+        unread.append(Unread((origin[0] + x, origin[1] + y), "colours unclear", cell=where))
     return Detection(tiles=tiles, unreadable=unread, tile_px=tile_px if tiles else 0.0)
 
 
@@ -89,7 +90,7 @@ def detect_frame(img: np.ndarray, confidence: float = 0.95) -> Detection:
     except (UnicodeDecodeError, json.JSONDecodeError):
         return Detection()
     tiles, hands = (data["tiles"], data["hands"]) if isinstance(data, dict) else (data, {})
-    det = seen(Board(Placement(*t) for t in tiles), confidence=confidence)
+    det = seen(Board(Placement(*t) for t in tiles), confidence=confidence, origin=(80.0, 60.0), radius=6.0)
     for p, held in hands.items():
         (x0, y0), _, (x1, y1), _ = ZONES[p]
         det.loose += [Unread(((x0 + (x1 - x0) * (j + 0.5) / 7) * FRAME[1], (y0 + y1) / 2 * FRAME[0]), "loose", t)

@@ -89,6 +89,18 @@ def test_a_hand_resting_still_over_the_board_is_not_a_removal(tmp_path):
     assert store.board(loop.game) == board
 
 
+def test_a_hand_resting_beside_the_board_and_gone_does_not_hold_up_the_next_placement(tmp_path):
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    more = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:6]])
+    beside = frame_of(board)
+    beside[90:, :30] = 255  # a hand resting still at the frame's edge, well clear of the board
+    frames = ([frame_of(B())] * 3 + [frame_of(board)] * 5 + [beside] * 6 + [frame_of(more, hand=True, seed=1)]
+              + [frame_of(more)] * 4)  # the hand at the edge gone as the sixth tile is laid
+    _, sink, _ = run_loop(tmp_path, frames, Setup("free", []))
+    placed = [e.data["tile"] for e in sink.events if e.kind == "placed"]
+    assert sorted(placed[:5]) == sorted(p.tile for p in GAME[:5]) and placed[5:] == [GAME[5].tile]
+
+
 def test_a_real_removal_is_still_seen(tmp_path):
     board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
     less = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:4]])

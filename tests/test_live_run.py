@@ -192,8 +192,7 @@ def test_a_game_under_a_warm_lamp_on_dark_wood_announces_every_move(tmp_path):
     from tantrix_pi.vision import detect
 
     demo = Demo.bundled(4, 2, 6, table="dark_wood", light_k=2700.0, awb=0.3, exposure=0.75)
-    frames = [simulator.render(board, occluder=reach, frame=frame, **demo.render)[0]
-              for board, reach, frame, times, _ in demo.shots() for _ in range(times)]
+    frames = [demo.photograph(shot) for shot in demo.shots() for _ in range(shot.times)]
     sink = MemorySink()
     loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup("game", ["R", "Y"]), sink,
                     gate=GateConfig(stable_frames=2))

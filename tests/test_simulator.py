@@ -134,6 +134,19 @@ def test_a_hand_over_the_board_hides_the_tile_it_reaches():
     assert any(t["occluded_fraction"] == 0 for t in truth["tiles"])
 
 
+@pytest.mark.parametrize("edge", ["top", "right", "bottom", "left"])
+def test_a_hand_comes_straight_in_from_the_edge_it_is_told(edge):
+    w, h = SIZE
+    reach = {"top": (w / 2, 40), "right": (w - 40, h / 2), "bottom": (w / 2, h - 40), "left": (40, h / 2)}[edge]
+    photo = render_scene(BOARD, seed=4, size=SIZE, tile_px=30, occluder=reach, occluder_from=edge, **CLEAN)
+    ys, xs = np.nonzero(photo.cover > 127)
+    near = {"top": ys.min() == 0, "right": xs.max() == w - 1, "bottom": ys.max() == h - 1, "left": xs.min() == 0}
+    assert near[edge] and sum(near.values()) == 1  # the arm leaves the frame by that edge only
+    along = xs if edge in ("top", "bottom") else ys
+    assert abs(np.median(along) - (reach[0] if edge in ("top", "bottom") else reach[1])) < 10  # straight in
+    assert all(t["occluded_fraction"] == 0 for t in photo.truth["tiles"])
+
+
 def test_warm_light_casts_the_table_orange():
     def blue_over_red(kelvin):
         img, _ = render(Board(), seed=8, size=SIZE, table="cloth", light_k=kelvin, awb=0.0, noise=0, jpeg_quality=None)
@@ -191,6 +204,7 @@ def test_a_players_hand_lies_in_a_row_apart_from_the_board():
                                           ({"apart": [Apart(2, (10, 10))]}, "not on the board"),
                                           ({"loose": [50], "apart": [Apart(50, (10, 10))]}, "only once"),
                                           ({"occluder": "cat"}, "occluder"), ({"loose_style": "pile"}, "row"),
+                                          ({"occluder": (5, 5), "occluder_from": "up"}, "occluder_from 'up'"),
                                           ({"clutter": ["cat"]}, "clutter 'cat'"), ({"glare_spots": -1}, "glare_spots"),
                                           ({"cast_shadow": 1.5}, "cast_shadow"), ({"gap": 0.7}, "gap"),
                                           ({"jitter": -1}, "jitter"), ({"size": (8, 8)}, "16 x 16"),

@@ -4,6 +4,9 @@ The recording is bundled as a game record plus render settings (`data/demo-game.
 drawn on the fly, deterministically, by `tantrix_pi.simulator.render`: each tile brought in by a hand (frames
 with motion), the table still in between, and one illegal placement that the players take back. The
 loop is the one `run` drives; only the source (this replay) and the state folder (a fresh one) differ.
+
+`Demo` also makes the benches' recordings: a self-play game of 2-4 players with each player's tiles face up in a
+hand zone along an edge of the frame, and what players do besides playing (`recording.Behaviours`).
 """
 
 from __future__ import annotations
@@ -15,19 +18,33 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
+import cv2
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.devices.sources import ReplaySource
-from tantrix_pi.grid import axial, centre
+from tantrix_pi.grid import SQRT3, axial, centre
 from tantrix_pi.i18n import _
 from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.commands import pressed
 from tantrix_pi.live.loop import LiveLoop
-from tantrix_pi.live.recording import Scene, load_record, placements, script, turn_ends
+from tantrix_pi.live.recording import (
+    JUST_PLAY,
+    REST_POINTS,
+    Behaviours,
+    Scene,
+    hands_in_play,
+    load_record,
+    movers,
+    placements,
+    script,
+    selfplay_record,
+    turn_ends,
+)
 from tantrix_pi.live.service import NotAvailable, make_detector, setup_of
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, MemorySink, Sink, Sinks
 from tantrix_pi.live.store import Store
@@ -36,40 +53,197 @@ STILL, HAND = 3, 1
 """Frames per still table and per hand pass in the demo recording (the demo runs with stable_frames 2: the
 first still frame after a hand is motion, the next two agree)."""
 
+ZONE_DEPTH = (0.18, 0.2)
+"""How far a hand zone along a side of the frame reaches in: a share of the width (left and right zones) and
+of the height (top and bottom)."""
+SEATS = {2: ("bottom", "top"), 3: ("bottom", "left", "top"), 4: ("bottom", "left", "top", "right")}
+"""Where each player's hand zone lies, in seating order, for 2, 3 and 4 players."""
+SLOT_PITCH = 1.45
+"""Centre-to-centre spacing of the tiles in a hand zone, in tile widths across flats: 0.3 tile apart at the
+corners (they lie apart, never touching)."""
+BOARD_MARGIN = 0.9
+"""Share of the room left by the zones that the whole game's board may take, so its tiles keep clear of them."""
+
+
+def edge_zones(players: list[str]) -> dict[str, list[list[float]]]:
+    """A hand zone for each player (colour names, seating order) along an edge of the frame: polygons of [x, y]
+    fractions of the frame, as the configuration's [seats] holds them."""
+    dx, dy = ZONE_DEPTH
+    band = {"bottom": (0.0, 1 - dy, 1.0, 1.0), "top": (0.0, 0.0, 1.0, dy),
+            "left": (0.0, dy, dx, 1 - dy), "right": (1 - dx, dy, 1.0, 1 - dy)}
+    out = {}
+    for name, side in zip(players, SEATS[len(players)], strict=True):
+        x0, y0, x1, y1 = band[side]
+        out[name] = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+    return out
+
+
+def _inside(xy: tuple[float, float], zone: list[list[float]]) -> bool:
+    """Whether a point (fractions of the frame) lies inside a zone polygon (the same)."""
+    return cv2.pointPolygonTest(np.array(zone, np.float32), (float(xy[0]), float(xy[1])), False) >= 0
+
+
+def zone_slots(zone: list[list[float]], size: tuple[int, int], tile_px: float, n: int = 6) -> list[tuple[float, float]]:
+    """Image pixels of `n` tiles laid apart in a hand zone (fractions of a frame of `size`): rows of tiles
+    `SLOT_PITCH` apart in the zone's box, centred; ValueError when they do not fit."""
+    w, h = size
+    pts = np.array(zone, float) * (w, h)
+    (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
+    pitch = SLOT_PITCH * tile_px
+    cols, rows = int((x1 - x0) // pitch), int((y1 - y0) // pitch)
+    if cols * rows < n:
+        raise ValueError(f"a hand zone of {x1 - x0:.0f} x {y1 - y0:.0f} px cannot hold {n} tiles of {tile_px:.0f} px "
+                         "apart: give smaller tiles or a larger zone")
+    cols = min(cols, n)
+    rows = -(-n // cols)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return [(cx + (k % cols - (cols - 1) / 2) * pitch, cy + (k // cols - (rows - 1) / 2) * pitch) for k in range(n)]
+
+
+def fit_tile_px(moves: list[Placement], size: tuple[int, int], zones: dict, yaw_deg: float = 0.0,
+                gap: float = 0.03) -> float:
+    """The tile size (px across flats) at which the whole game's board, its middle on the image centre, fits in
+    the room the hand zones leave (`BOARD_MARGIN` of it), and six tiles lie apart in each zone."""
+    w, h = size
+    spans = [np.ptp(np.array(z, float), axis=0) for z in zones.values()]
+    dx = max((sx for sx, sy in spans if sx < 1), default=0.0)  # zones along the left and right edges
+    dy = max((sy for sx, sy in spans if sx >= 1), default=0.0)  # zones along the top and bottom
+    a = np.radians(yaw_deg)
+    pts = np.array([centre(p.cell) for p in moves]) @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+    span = pts.max(axis=0) - pts.min(axis=0) + 2.0  # in circumradii, a whole tile beyond the outer centres
+    s = BOARD_MARGIN * min(w * (1 - 2 * dx) / span[0], h * (1 - 2 * dy) / span[1])
+    tile = s * SQRT3 * (1 - gap)
+    for sx, sy in spans:  # rows of tiles that fit the zone: six in one, three in two, two in three or one column
+        held = max(min(sx * w / cols, sy * h / (6 // cols)) for cols in (6, 3, 2, 1)) / SLOT_PITCH
+        tile = min(tile, 0.999 * held)
+    return float(tile)
+
+
+class Shot(NamedTuple):
+    """One photo of the recording: the board, the frame number (for the grain), how many frames show it, the
+    button pressed after them, and the simulator's parameters beyond the recording's (a hand, its light, the
+    cup, the tiles in the zones)."""
+
+    board: Board
+    frame: int
+    times: int
+    press: str | None
+    options: dict
+
 
 @dataclass
 class Demo:
-    """The demo's recording: the game's placements and how to photograph it."""
+    """A recording: the game's placements, who made them, its scenes and how to photograph them."""
 
     moves: list[Placement]
     players: list[str]
     scenes: list[Scene]
     render: dict
+    movers: list[str] = field(default_factory=list)
+    """Who made each placement (colour letters)."""
+    zones: dict[str, list[list[float]]] = field(default_factory=dict)
+    """Each seat's hand zone: a polygon of [x, y] fractions of the frame (the configuration's [seats])."""
+    _truth: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
-    def bundled(cls, still: int = STILL, hand: int = HAND, moves: int | None = None, **render) -> Demo:
+    def bundled(cls, still: int = STILL, hand: int = HAND, moves: int | None = None,
+                behaviours: Behaviours = JUST_PLAY, **render) -> Demo:
         """The bundled game (its first `moves` placements), `render` overriding size, tile_px, ..."""
         rec = load_record()
-        moves = placements(rec)[:moves]
         d = rec["demo"]
-        pts = np.array([centre(p.cell) for p in moves])
+        render = {"seed": d["photo_seed"], "size": tuple(d["size"]), "yaw_deg": d["yaw_deg"],
+                  "tile_px": d["tile_px"], **render}
+        illegal = d["illegal_after"] if d["illegal_after"] < len(placements(rec)[:moves]) else None
+        return cls.of_record(rec, still, hand, moves, behaviours, illegal_at=illegal, **render)
+
+    @classmethod
+    def selfplay(cls, players: int = 2, seed: int = 23, still: int = STILL, hand: int = HAND,
+                 moves: int | None = None, behaviours: Behaviours = JUST_PLAY, hands: bool = True,
+                 **render) -> Demo:
+        """A random legal game of 2-4 `players` (`selfplay_record`), its first `moves` placements, with each
+        player's tiles face up in a zone along an edge of the frame when `hands`; the tile size fits the board
+        and the zones unless `render` gives one."""
+        rec = selfplay_record(players, seed)
+        render = {"seed": 7, "size": (1640, 1232), **render}
+        return cls.of_record(rec, still, hand, moves, behaviours, zones=edge_zones(rec["players"]) if hands else {},
+                             **render)
+
+    @classmethod
+    def of_record(cls, record: dict, still: int, hand: int, moves: int | None = None,
+                  behaviours: Behaviours = JUST_PLAY, illegal_at: int | None = None, zones: dict | None = None,
+                  **render) -> Demo:
+        """A game record's first `moves` placements as scenes (with the hands in play when `zones`), the camera
+        on the whole game's middle; `render`: the simulator's parameters. ValueError when six tiles do not fit
+        apart in a zone."""
+        moves_ = placements(record)[:moves]
+        pts = np.array([centre(p.cell) for p in moves_])
         mx, my = (pts.min(axis=0) + pts.max(axis=0)) / 2  # the whole game's middle stays put in the photos
         focus = tuple(float(v) for v in axial(mx, my))
-        render = {"seed": d["photo_seed"], "size": tuple(d["size"]), "yaw_deg": d["yaw_deg"],
-                  "tile_px": d["tile_px"], "focus": focus, **render}
-        illegal = d["illegal_after"] if d["illegal_after"] < len(moves) else None
-        return cls(moves, rec["players"], script(moves, still, hand, illegal, turn_ends(rec)), render)
+        render = {"focus": focus, **render}
+        if "tile_px" not in render:
+            render["tile_px"] = fit_tile_px(moves_, render["size"], zones or {}, render.get("yaw_deg", 0.0))
+        for zone in (zones or {}).values():  # ValueError now, not in the middle of photographing
+            zone_slots(zone, render["size"], render["tile_px"])
+        in_play = hands_in_play(record)[:len(moves_) + 1] if zones else None
+        if zones:  # a hand resting at the frame's edge rests beside the zones when an edge is free of them
+            behaviours = replace(behaviours, rest_at=next(
+                (xy for xy in REST_POINTS if not any(_inside(xy, z) for z in zones.values())), behaviours.rest_at))
+        scenes = script(moves_, still, hand, illegal_at, turn_ends(record), behaviours, in_play)
+        return cls(moves_, record["players"], scenes, render, movers(record)[:len(moves_)], dict(zones or {}))
 
-    def shots(self) -> Iterator[tuple[Board, tuple[float, float] | None, int, int, str | None]]:
-        """(board, hand reach or None, frame number, times shown, button pressed after) for each photo."""
+    def shots(self) -> Iterator[Shot]:
+        """Each photo of the recording: a still table is one photo shown for several frames."""
         w, h = self.render["size"]
         for i, scene in enumerate(self.scenes):
+            options = self._around(scene)
             if scene.hand:
                 for j in range(scene.frames):
                     t = (j + 1) / (scene.frames + 1)
-                    yield scene.board, (w * (0.2 + 0.5 * t), h * (0.3 + 0.1 * (i % 4))), i * 100 + j, 1, None
+                    reach = (w * (0.2 + 0.5 * t), h * (0.3 + 0.1 * (i % 4))) if scene.reach is None else \
+                        self.cell_px(scene.reach)
+                    yield Shot(scene.board, i * 100 + j, 1, None, {**options, "occluder": reach})
             else:  # a still table: one photo, several frames
-                yield scene.board, None, i * 100, scene.frames, scene.press
+                if scene.rest is not None:
+                    x, y = scene.rest
+                    options["occluder"] = (w * x, h * y)
+                    options["occluder_from"] = min((x, "left"), (1 - x, "right"), (y, "top"), (1 - y, "bottom"))[1]
+                yield Shot(scene.board, i * 100, scene.frames, scene.press, options)
+
+    def _around(self, scene: Scene) -> dict:
+        """The simulator's parameters for what lies around the board in a scene: its light, the things standing
+        on the table, the tiles in the zones."""
+        from tantrix_pi.simulator import Apart, Clutter
+
+        options: dict = {}
+        if scene.light is not None:
+            options.update(light_k=scene.light.light_k, awb=scene.light.awb, exposure=scene.light.exposure)
+        if scene.clutter:
+            options["clutter"] = [Clutter(kind, self.cell_px(cell)) for kind, cell in scene.clutter]
+        if scene.hands:
+            apart = []
+            for seat, slots in scene.hands.items():
+                at = zone_slots(self.zones[seat], self.render["size"], self.render["tile_px"], len(slots))
+                seed = self.render.get("seed", 0)
+                apart += [Apart(t, xy, hand_twist(seed, t)) for t, xy in zip(slots, at, strict=True) if t is not None]
+            options["apart"] = apart
+        return options
+
+    def cell_px(self, cell: tuple[int, int]) -> tuple[float, float]:
+        """The image pixel of a board cell's centre in the recording's photos (the camera stays put on its focus)."""
+        from tantrix_pi.simulator import cell_px, render_scene
+
+        if self._truth is None:
+            self._truth = render_scene(Board(), **self.render).truth
+        return cell_px(self._truth, cell)
+
+    def zones_px(self) -> list[np.ndarray]:
+        """The hand zones as image pixel polygons (what `vision.detect(..., zones=)` takes)."""
+        w, h = self.render["size"]
+        return [np.array(z, float) * (w, h) for z in self.zones.values()]
+
+    def photograph(self, shot: Shot) -> np.ndarray:
+        """One photo of the recording."""
+        return photograph(shot, self.render)
 
     def frames(self, commands: queue.Queue | None = None, ahead: int = 3) -> Iterator[np.ndarray]:
         """Every frame of the recording, photographed `ahead` shots in advance by a worker process; the
@@ -80,8 +254,7 @@ class Demo:
             def submit() -> None:
                 shot = next(shots, None)
                 if shot is not None:
-                    board, reach, frame, times, press = shot
-                    pending.append((pool.submit(photograph, board, reach, frame, self.render), times, press))
+                    pending.append((pool.submit(photograph, shot, self.render), shot.times, shot.press))
 
             for _shot in range(ahead):
                 submit()
@@ -95,11 +268,17 @@ class Demo:
                     commands.put(pressed(press))
 
 
-def photograph(board: Board, reach: tuple[float, float] | None, frame: int, options: dict) -> np.ndarray:
-    """One photo of the demo's table by the simulator (a hand reaching to `reach` when given)."""
-    from tantrix_pi.simulator import render
+def hand_twist(seed: int, tile: int) -> float:
+    """How a tile lying in a player's zone is turned (degrees, as seen in the image): any way, fixed by seed and
+    tile."""
+    return float(np.random.default_rng([seed & 0xFFFFFFFF, tile, 99]).uniform(0, 360))
 
-    return render(board, occluder=reach, frame=frame, **options)[0]
+
+def photograph(shot: Shot, render: dict) -> np.ndarray:
+    """One photo of a recording by the simulator: its settings `render` and what the shot adds."""
+    from tantrix_pi.simulator import render as draw
+
+    return draw(shot.board, frame=shot.frame, **{**render, **shot.options})[0]
 
 
 def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: int | None = None,

@@ -40,11 +40,23 @@ class MotionGate:
         self.changed = float(np.count_nonzero(cv2.absdiff(small, prev) > self.level)) / small.size
         return self.changed > self.motion
 
-    def changed_from(self, reference: np.ndarray) -> float:
-        """Fraction of the last frame's thumbnail that differs from an earlier thumbnail."""
+    def changed_from(self, reference: np.ndarray, where: np.ndarray | None = None) -> float:
+        """Fraction of the last frame's thumbnail that differs from an earlier thumbnail, counting only the pixels
+        `where` is true (a mask from `near`; None: all of them)."""
         if self.prev is None or reference.shape != self.prev.shape:
             return 1.0
-        return float(np.count_nonzero(cv2.absdiff(self.prev, reference) > self.level)) / reference.size
+        changed = cv2.absdiff(self.prev, reference) > self.level
+        return float(np.count_nonzero(changed if where is None else changed & where)) / reference.size
+
+    def near(self, points_px, radius_px: float, frame_shape: tuple[int, ...]) -> np.ndarray:
+        """A mask of the thumbnail: within `radius_px` of any of `points_px` (x, y pixels of a frame of
+        `frame_shape`)."""
+        h, w = frame_shape[:2]
+        scale = self.width / w
+        mask = np.zeros((max(1, round(h * self.width / w)), self.width), np.uint8)
+        for x, y in points_px:
+            cv2.circle(mask, (round(x * scale), round(y * scale)), max(1, round(radius_px * scale)), 1, -1)
+        return mask.astype(bool)
 
     def reset(self) -> None:
         """Forget the last frame (after a gap in the stream: the next frame counts as motion)."""

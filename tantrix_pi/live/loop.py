@@ -38,7 +38,7 @@ from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store, WriteError
-from tantrix_pi.live.tracker import Commit, Tracker, Unsure
+from tantrix_pi.live.tracker import OCCLUSION_REACH, Commit, Tracker, Unsure
 from tantrix_pi.vision.detection import Detection
 
 log = logging.getLogger("tantrix_pi.live")
@@ -113,6 +113,8 @@ class LiveLoop:
         self.tracker = Tracker(board, self.seen_when.stable_frames, self.seen_when.min_confidence)
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
+        self.reference_area: np.ndarray | None = None
+        """Where that board lay in it: the thumbnail's pixels near its tiles (None: all of it, an empty board)."""
 
     def _command(self, cmd: Command) -> None:
         match cmd:
@@ -312,7 +314,9 @@ class LiveLoop:
         result = self.tracker.observe(det, self._changed_tiles(frame))
         t = self.tracker
         if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):
-            self.reference = self.gate.prev  # the table as committed, in today's light
+            self.reference = self.gate.prev  # the table as committed, in today's light, and where its board lies
+            self.reference_area = self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
+                                                 frame.shape) if det.tiles and det.tile_px > 0 else None
         if isinstance(result, Commit):
             out = self.referee.commit(result)
             state = self.referee.state()
@@ -328,12 +332,13 @@ class LiveLoop:
         return det
 
     def _changed_tiles(self, frame: np.ndarray) -> float | None:
-        """How many tile areas of the picture differ from the table as last committed (None: unknown)."""
+        """How many tile areas of the picture on and next to the board differ from the table as last committed
+        (None: unknown)."""
         if self.reference is None or not self.tile_px:
             return None
         h, w = frame.shape[:2]
         tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
-        return self.gate.changed_from(self.reference) / tile_share
+        return self.gate.changed_from(self.reference, self.reference_area) / tile_share
 
     def run(self) -> int:
         """Judge frames until a recording ends or `stop()`; returns the number of frames read."""

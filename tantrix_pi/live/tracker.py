@@ -30,6 +30,10 @@ OCCLUSION_FACTOR, OCCLUSION_MARGIN = 2.0, 3.0
 """Tiles that vanished count as removed only while the picture changed by at most FACTOR tile areas per
 changed cell plus MARGIN (a hand's shadow, the player's sleeve); more is something lying over the board."""
 
+OCCLUSION_REACH = 1.5
+"""How far from the committed tiles' centres, in tile widths, a change of the picture counts towards that: the board
+and the cells next to it. A hand resting at the frame's edge beside the board, coming or going, is not over it."""
+
 OCCLUSION_PATIENCE = 30
 """Still detections the tracker waits for an occluder to go before it believes what it reads anyway, when no
 tile has gone (the whole board pushed while a tile was added also changes much of the picture)."""

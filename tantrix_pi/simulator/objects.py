@@ -26,8 +26,14 @@ class Clutter:
     angle_deg: float | None = None
 
 
-def draw_hand(img, rng, reach, tile_px, size, tile_mask):
-    """Paint a hand and forearm reaching from the frame edge to `reach` (or over the tiles); its mask."""
+EDGES = ("top", "right", "bottom", "left")
+"""The frame edges a hand's arm can come in from."""
+
+
+def draw_hand(img, rng, reach, tile_px, size, tile_mask, edge=None):
+    """Paint a hand and forearm reaching from the frame edge to `reach` (or over the tiles); its mask.
+
+    The arm comes in from the seed's edge, or straight in from `edge` (one of EDGES) when given."""
     w, h = size
     if reach is None:
         ys, xs = np.nonzero(tile_mask[::8, ::8])
@@ -40,6 +46,9 @@ def draw_hand(img, rng, reach, tile_px, size, tile_mask):
     start = [(rng.uniform(0.2, 0.8) * w, -tile_px), (w + tile_px, rng.uniform(0.2, 0.8) * h),
              (rng.uniform(0.2, 0.8) * w, h + tile_px), (-tile_px, rng.uniform(0.2, 0.8) * h)][side]
     rx, ry = reach
+    if edge is not None:
+        start = {"top": (rx, -tile_px), "right": (w + tile_px, ry), "bottom": (rx, h + tile_px),
+                 "left": (-tile_px, ry)}[edge]
     ang = math.atan2(ry - start[1], rx - start[0])
     ux, uy = math.cos(ang), math.sin(ang)
     # proportions of a real hand against a 44 mm tile: forearm ~65 mm, palm ~85 x 100 mm, fingers ~75 mm

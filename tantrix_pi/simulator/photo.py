@@ -31,7 +31,7 @@ from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import SQRT3, centre, corners, edge_midpoint
 from tantrix_pi.simulator.camera import Lens, camera_homography, focal_px, pose, sensor, to_image
 from tantrix_pi.simulator.light import LIGHT_STEP, illuminate, shadow_across
-from tantrix_pi.simulator.objects import CLUTTER, Clutter, draw_clutter, draw_hand
+from tantrix_pi.simulator.objects import CLUTTER, EDGES, Clutter, draw_clutter, draw_hand
 from tantrix_pi.simulator.sprites import PALETTES, SIDE, tile_sprite
 from tantrix_pi.simulator.tables import TABLES, TILE_MM, table_texture
 from tantrix_pi.tiles import TILES
@@ -101,7 +101,8 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
                  glare: float = 0.0, glare_spots: int = 1, cast_shadow: float = 0.0, blur: float = 0.6,
                  noise: float = 1.0, jpeg_quality: int | None = 85, loose: Sequence[int] = (),
                  face_down: Sequence[int] = (), loose_style: str = "scattered", apart: Sequence[Apart] = (),
-                 occluder: str | tuple[float, float] | None = None, clutter: Sequence[str | Clutter] = (),
+                 occluder: str | tuple[float, float] | None = None, occluder_from: str | None = None,
+                 clutter: Sequence[str | Clutter] = (),
                  center: tuple[float, float] | None = None, focus: tuple[float, float] | None = None,
                  gap: float = 0.03, jitter: float = 1.0, rim: float = 1.0, sprites: Sprites | None = None,
                  k1: float = 0.0, k2: float = 0.0, frame: int = 0) -> Photo:
@@ -121,13 +122,14 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
     stored turn, pointy-top and centred; default: the drawn tiles).
     Around the board: loose / face_down (tile numbers apart from it where the seed puts them, loose_style
     "scattered" or "row"), apart (`Apart` tiles where asked), occluder ("hand", or the (x, y) pixel a hand
-    reaches), clutter (`Clutter`s or their kinds: cup, coin, die, box, pad). docs/simulator.md has it all.
+    reaches; occluder_from: the frame edge its arm comes in from, "top", "right", "bottom" or "left", None: the
+    seed's), clutter (`Clutter`s or their kinds: cup, coin, die, box, pad). docs/simulator.md has it all.
     ValueError (one line) for a scene that cannot be.
     """
     things = [c if isinstance(c, Clutter) else Clutter(c) for c in clutter]
     _check(board, size=size, tile_px=tile_px, table=table, glare_spots=glare_spots, cast_shadow=cast_shadow,
            loose=loose, face_down=face_down, loose_style=loose_style, apart=apart, occluder=occluder,
-           clutter=things, gap=gap, jitter=jitter, rim=rim)
+           occluder_from=occluder_from, clutter=things, gap=gap, jitter=jitter, rim=rim)
     w, h = size
     lens = Lens(size, k1, k2)
     # one random stream per part of the scene, so that a board growing frame by frame keeps its table and light
@@ -159,7 +161,7 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
     hand = None
     if occluder is not None:
         reach = tuple(occluder) if not isinstance(occluder, str) else None
-        hand = draw_hand(img, hand_rng, reach, tile_px, size, tile_mask)
+        hand = draw_hand(img, hand_rng, reach, tile_px, size, tile_mask, occluder_from)
         tile_mask = cv2.subtract(tile_mask, hand)  # tiles under the hand neither shine nor shade
     cover = hand if standing is None else standing if hand is None else cv2.max(hand, standing)
 
@@ -182,7 +184,8 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
                    "tilt_azimuth_deg": tilt_azimuth_deg, "light_k": light_k, "awb": awb, "exposure": exposure,
                    "table": table, "glare": glare, "glare_spots": glare_spots, "cast_shadow": cast_shadow,
                    "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality, "loose_style": loose_style,
-                   "occluder": occluder, "center": center, "focus": focus, "gap": gap, "jitter": jitter, "rim": rim,
+                   "occluder": occluder, "occluder_from": occluder_from, "center": center, "focus": focus, "gap": gap,
+                   "jitter": jitter, "rim": rim,
                    "sprites": "drawn" if sprites is None else "given", "k1": k1, "k2": k2, "frame": frame,
                    "palette": palette, "arc_width": arc_width},
         "homography_board_to_px": board_to_img.tolist(),
@@ -250,7 +253,7 @@ def cell_px(truth: dict, cell: tuple[int, int]) -> tuple[float, float]:
 
 
 def _check(board, *, size, tile_px, table, glare_spots, cast_shadow, loose, face_down, loose_style, apart, occluder,
-           clutter, gap, jitter, rim) -> None:
+           occluder_from, clutter, gap, jitter, rim) -> None:
     """ValueError (one line) when the scene cannot be."""
     if len(size) != 2 or min(size) < 16 or not tile_px > 0:
         raise ValueError(f"size {tuple(size)} and tile_px {tile_px}: at least 16 x 16 pixels, tiles wider than 0")
@@ -267,6 +270,8 @@ def _check(board, *, size, tile_px, table, glare_spots, cast_shadow, loose, face
         raise ValueError(f"loose_style {loose_style!r}: one of {', '.join(LOOSE_STYLES)}")
     if isinstance(occluder, str) and occluder != "hand":
         raise ValueError(f"occluder {occluder!r}: 'hand' or the (x, y) pixel the hand reaches")
+    if occluder_from is not None and occluder_from not in EDGES:
+        raise ValueError(f"occluder_from {occluder_from!r}: one of {', '.join(EDGES)}")
     for thing in clutter:
         if thing.kind not in CLUTTER:
             raise ValueError(f"clutter {thing.kind!r}: one of {', '.join(CLUTTER)}")
