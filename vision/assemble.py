@@ -103,7 +103,7 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
             det.face_down.append(Unread(where, FACE_DOWN, corners_px=corners, cell=t.cell))
             return
         elif r is None and c.bands >= cfg.read.face_up_bands:
-            reason = TOO_MANY
+            reason = TOO_MANY if decode.face_up(t, cfg.read) else NOT_TILES
         else:
             reason = GLARE if glared else NO_BANDS
         det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell))

@@ -29,6 +29,9 @@ class FindConfig:
     """The fine pass covers the coarse pass's tiles with this margin around them."""
     peak: float = 0.35
     """A centre heat-map maximum at least this high is a tile."""
+    min_width_px: float = 18.0
+    """Narrower shapes (photo pixels across flats) are no tile the detector can read, its bands 2 px wide: left
+    out, with the work of reading them (pixel noise looks like thousands of 6 px tiles to the network)."""
     most_peaks: int = 200
     """At most this many centres per pass, the strongest: a set has 56 tiles, noise can have thousands."""
     hexagon_iterations: int = 2
@@ -93,6 +96,10 @@ class ReadConfig:
     """An edge is coloured when its chroma reaches this share of the photo's typical band chroma."""
     face_up_bands: int = 4
     """A face-up tile shows at least this many coloured edges (glare, shadow or a hand hide others)."""
+    sixfold: float = 0.3
+    """... and its colour around a ring just inside its edges peaks six times this clearly (`Seen.sixfold`; real
+    tiles 0.38 and more, 0.8 typical; coloured blocks and noise that pass for tiles 0.04-0.6): shapes below are
+    not decoded, so that they cannot take a tile's number from the tiles."""
 
 
 @dataclass(frozen=True)

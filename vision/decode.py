@@ -93,6 +93,11 @@ def best_fitting(evidence: np.ndarray, facing: list[str | None]) -> float:
     return float(s[fits].max()) if fits.any() else -math.inf
 
 
+def face_up(t: Seen, read: ReadConfig) -> bool:
+    """Whether a tile that was read shows a face-up tile's print: enough coloured edges, six bands around it."""
+    return t.colours is not None and t.colours.bands >= read.face_up_bands and t.sixfold >= read.sixfold
+
+
 def decode_tiles(tiles: list[Seen], cfg: DecodeConfig, read: ReadConfig) -> list[Seen]:
     """Stage 4: the tile number and turn of every face-up tile that was read, one number per tile.
 
@@ -102,7 +107,7 @@ def decode_tiles(tiles: list[Seen], cfg: DecodeConfig, read: ReadConfig) -> list
     paints' hues weighed more loosely (a blue pushed halfway to green by a lamp must not read as a
     confident green).
     """
-    idx = [i for i, t in enumerate(tiles) if t.colours is not None and t.colours.bands >= read.face_up_bands]
+    idx = [i for i, t in enumerate(tiles) if face_up(t, read)]
     if not idx:
         return tiles
     hue = np.array([tiles[i].colours.hue for i in idx])

@@ -63,6 +63,9 @@ class Seen:
     cell: Cell | None = None
     colours: Colours | None = None
     reading: Reading | None = None
+    sixfold: float = 1.0
+    """How clearly (0..1) the colour around a ring just inside the edges peaks six times, 60 degrees apart, as a
+    face-up tile's six bands make it."""
 
     @property
     def centre(self) -> tuple[float, float]:
