@@ -64,9 +64,10 @@ class GridConfig:
     """... within this share of a cell of the board's cell centres."""
     join_turn: float = 8.0
     """... and turned like the board's tiles within this many degrees."""
-    missing_face: float = 0.6
+    missing_face: float = 0.4
     """An empty cell next to the board whose hexagon the network sees this much covered by tile face holds
-    a tile it could not make out: reported, never left as a hole."""
+    a tile it could not make out: reported, never left as a hole. (Empty cells of dev and wide: 0.27 at most;
+    a tile turned over amid the board, which the network's centre map hardly marks: 0.52.)"""
     off_grid: float = 0.25
     """A tile apart from the board whose centre lies this close (in widths) to an empty cell next to the board
     may be a board tile that did not link: the cell is reported. Loose tiles lie further off."""
@@ -93,7 +94,18 @@ class ReadConfig:
     glare_black: float = 110.0
     """A tile whose black is brighter than this (8-bit) lies in glare."""
     band_chroma: float = 0.35
-    """An edge is coloured when its chroma reaches this share of the photo's typical band chroma."""
+    """An edge is coloured when its chroma reaches this share of the photo's typical band chroma ..."""
+    least_band_chroma: float = 20.0
+    """... taken as at least this (8-bit chroma after white balance): bands in the dimmest wide render reach 35,
+    tiles 128 typically; the edges of a photo of backs alone, with no band, 6-16."""
+    back_number: float = 1.0
+    """A tile whose middle is this colourful (in band units) shows its back's coloured number, when its edges are
+    `back_edges` times as colourful at most (median: a digit may reach one) ..."""
+    back_edges: float = 0.15
+    white_number: float = 60.0
+    """... or whose middle is this much brighter (8-bit) than its black, a white number, when its edges show no
+    band (median chroma below `white_edges` band units)."""
+    white_edges: float = 1.0
     face_up_bands: int = 4
     """A face-up tile shows at least this many coloured edges (glare, shadow or a hand hide others)."""
     sixfold: float = 0.3

@@ -82,7 +82,7 @@ def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
     with stage("decode"):
         tiles = decode.decode_tiles(tiles, cfg.decode, cfg.read)
     with stage("assemble"):
-        det = assemble(tiles, maps, photo.shape, cfg)
+        det = assemble(tiles, maps, photo.shape, cfg, photo)
     det.timings = timings
     return det
 
