@@ -114,7 +114,8 @@ def cmd_camera(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
     k, d = result.matrix, result.dist
-    print(f"{len(result.views)} views, RMS reprojection error {result.rms:.3f} px; {result.coverage.describe()}")
+    print(f"{len(result.views)} views, RMS reprojection error {result.rms:.3f} px; {result.coverage.describe()}; "
+          f"the lens {result.uncertainty.describe()} (one standard deviation)")
     for v in result.views:
         print(f"  {v.name}: {len(v.ids)} corners, {v.error_px:.3f} px")
     print(f"fx {k[0, 0]:.2f}  fy {k[1, 1]:.2f}  cx {k[0, 2]:.2f}  cy {k[1, 2]:.2f}  ({size[0]}x{size[1]})")
