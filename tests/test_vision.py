@@ -76,9 +76,14 @@ def test_tiles_in_a_hand_zone_are_a_hand_never_the_board():
     hand = [Apart(n, (110 + 100 * i, 640), 25.0 * i) for i, n in enumerate([4, 9, 17, 25, 33, 41])]
     zone = np.array([[40, 580], [760, 580], [760, 700], [40, 700]])
     empty = photo(Board(), size=(800, 700), seed=5, apart=hand)
-    assert detect(empty).tiles, "without the zone one hand tile passes for a board of one"
+    assert detect(empty).tiles == [], "six tiles lying apart: none of them is the board"
     det = detect(empty, zones=[zone])
     assert det.tiles == [] and sorted(u.tile for u in det.loose) == [4, 9, 17, 25, 33, 41]
+    # the first tile of a game, the hands laid out: without zones it is one lone tile among others
+    first = photo(Board([Placement(56, 0, 0, 0)]), size=(800, 700), seed=5, apart=hand, center=(400, 250))
+    assert detect(first).tiles == []
+    det = detect(first, zones=[zone])
+    assert [t.placement.tile for t in det.tiles] == [56] and len(det.loose) == 6
     one = Board([BOARD[next(iter(BOARD.cells))]])
     det = detect(photo(one, size=(800, 700), seed=5, apart=hand), zones=[zone])
     assert det.board.same_as(one) and sorted(u.tile for u in det.loose) == [4, 9, 17, 25, 33, 41]
@@ -178,3 +183,42 @@ def test_a_board_whose_colours_disagree_everywhere_is_not_trusted():
     assert len(board.mismatches()) > 0.4 * 27
     det = detect(photo(board, yaw_deg=9.0, seed=21, noise=1.0))
     assert det.tiles == [] or all(t.confidence < CONFIDENT for t in det.tiles)
+
+
+def box_lid(image: np.ndarray, at: tuple[int, int], tile: int, tile_px: float) -> np.ndarray:
+    """`image` with a game box's lid at `at`: a coloured print with a picture of `tile` on it."""
+    from tantrix_pi.simulator.sprites import tile_sprite
+
+    out = image.copy()
+    x, y = at
+    out[y - 90:y + 90, x - 130:x + 130] = (150, 60, 30)
+    sprite = tile_sprite(tile, True, tile_px / math.sqrt(3), 0.23, 1)
+    h = sprite.shape[0]
+    alpha = sprite[..., 3:4].astype(np.float32) / 255
+    patch = out[y - h // 2:y - h // 2 + h, x - h // 2:x - h // 2 + h].astype(np.float32)
+    out[y - h // 2:y - h // 2 + h, x - h // 2:x - h // 2 + h] = (patch * (1 - alpha) + sprite[..., :3]).astype(np.uint8)
+    return out
+
+
+def test_tiles_beside_their_box_are_no_board_and_get_no_scores(tmp_path, capsys):
+    # five tiles lying apart, two of them nearly touching, and a tile printed on the box: `score` said "a tie
+    # between red and blue, 1-1" from a lone tile taken for the board
+    from tantrix_pi.cli import main
+
+    scattered = [Apart(4, (150, 150), 12.0), Apart(17, (230, 160), 14.0), Apart(25, (600, 520), 40.0),
+                 Apart(33, (180, 520), -20.0), Apart(41, (420, 560), 5.0)]
+    image = box_lid(photo(Board(), size=(900, 700), seed=8, noise=1.0, apart=scattered), (650, 200), 20, 60.0)
+    det = detect(image)
+    assert det.tiles == []
+    assert {4, 17, 25, 33, 41} <= {u.tile for u in det.loose}
+    path = tmp_path / "box.png"
+    cv2.imwrite(str(path), image)
+    assert main(["score", str(path), "--players", "red,blue"]) == 3
+    assert "no board" in capsys.readouterr().err
+
+
+def test_two_tiles_side_by_side_whose_colours_do_not_meet_are_no_board():
+    lying = [Apart(4, (300, 300), 0.0), Apart(17, (373, 300), 0.0)]  # 73 px apart: touching, for the grid
+    det = detect(photo(Board(), size=(800, 600), seed=9, noise=1.0, apart=lying))
+    colours = {u.tile for u in det.loose}
+    assert det.tiles == [] and colours == {4, 17}

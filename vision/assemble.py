@@ -125,9 +125,10 @@ def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
     for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
     A group none of whose tiles reads confidently as a tile, and too few of whose tiles read as tiles at
     all, is no board (-1 when there is none): shapes on the table that only look like tiles (noise on a
-    dark table in a dim room) are not doubted as a board."""
+    dark table in a dim room) are not doubted as a board. Nor is a group whose touching edges never agree,
+    nor one lone tile among other lone tiles (tiles scattered beside their box, a tile of the box's picture)."""
     middle = np.array([shape[1] / 2, shape[0] / 2])
-    best, best_key = -1, None
+    best, best_key, lone = -1, None, 0
     for g in sorted({t.group for t in tiles} - {HELD}):
         mine = [t for t in tiles if t.group == g]
         conf = [t.reading.confidence for t in mine if t.reading is not None]
@@ -136,17 +137,23 @@ def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
             continue
         placed = {t.cell: t.reading for t in mine
                   if t.reading is not None and t.reading.confidence >= cfg.assemble.no_reading}
-        matched = 0
+        matched = pairs = 0
         for cell, reading in placed.items():
             for d in range(3):
                 other = placed.get(neighbour(cell, d))
-                if other is not None and reading.colours[d] == other.colours[opposite(d)]:
-                    matched += 1
+                if other is not None:
+                    pairs += 1
+                    matched += reading.colours[d] == other.colours[opposite(d)]
+        if pairs and not matched:
+            continue  # tiles lying side by side whose colours never meet: loose tiles, not a board
+        lone += len(mine) == 1
         spot = np.mean([t.centre for t in mine], axis=0)
         off_centre = float(np.linalg.norm(spot - middle) / np.linalg.norm(middle))
         key = (matched + 0.25 * len(placed) - 3.0 * off_centre, len(mine))
         if best_key is None or key > best_key:
             best, best_key = g, key
+    if best_key is not None and best_key[1] == 1 and lone > 1:
+        return -1  # tiles lying apart, none touching another: which one would be the board? (zones say hands)
     return best
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell
-from tantrix_pi.i18n import _, player_name
+from tantrix_pi.i18n import _, ngettext, player_name
 from tantrix_pi.tiles import COLOUR_NAMES
 
 
@@ -52,8 +52,13 @@ def judgeable(det, name: str) -> None:
     if det.tiles and not doubts:
         return
     # the doubts are the detector's own words (English until it gives them as codes)
-    reason = (_("not sure enough to judge: {doubts}").format(doubts="; ".join(map(str, doubts))) if det.tiles
-              else _("no tile found"))
+    if det.tiles:
+        reason = _("not sure enough to judge: {doubts}").format(doubts="; ".join(map(str, doubts)))
+    elif det.loose:
+        reason = ngettext("no board: only {n} loose tile", "no board: {n} loose tiles, none touching another "
+                          "with matching colours", len(det.loose)).format(n=len(det.loose))
+    else:
+        reason = _("no tile found")
     raise Unsure(_("{path}: {reason}").format(path=name, reason=reason), doubts, reason)
 
 
