@@ -56,13 +56,14 @@ def test_loose_face_down_and_cut_tiles_are_reported_not_placed():
     det = detect(photo(size=(900, 640), yaw_deg=10.0, seed=11, noise=1.0, apart=[
         Apart(20, (90, 90), 153.0),  # a loose tile at an odd angle
         Apart(33, (800, 560), face_up=False),  # face down: a number on black
-        Apart(1, (880, 300), 70.0),  # cut by the right edge of the frame
+        Apart(1, (880, 300), 70.0),  # cut by the right edge of the frame, four fifths of it in view: read
+        Apart(9, (892, 470), 70.0),  # cut to about half: what is in view does not decide it
     ]))
     assert det.board.same_as(BOARD)
-    assert [u.tile for u in det.loose] == [20]
+    assert sorted(u.tile for u in det.loose) == [1, 20]
     assert len(det.face_down) == 1 and math.dist(det.face_down[0].center_px, (800, 560)) < 20
     cut = [u for u in det.unreadable if "frame" in u.reason]
-    assert len(cut) == 1 and math.dist(cut[0].center_px, (880, 300)) < 20
+    assert len(cut) == 1 and math.dist(cut[0].center_px, (892, 470)) < 20
 
 
 def test_a_row_of_loose_tiles_does_not_pass_for_the_board():
@@ -222,3 +223,33 @@ def test_two_tiles_side_by_side_whose_colours_do_not_meet_are_no_board():
     det = detect(photo(Board(), size=(800, 600), seed=9, noise=1.0, apart=lying))
     colours = {u.tile for u in det.loose}
     assert det.tiles == [] and colours == {4, 17}
+
+
+def visible(truth_tile: dict, size: tuple[int, int]) -> float:
+    """The share of a tile's top face (truth corners) that lies in a photo of `size`."""
+    face = np.array(truth_tile["corners_px"], np.float32)
+    frame = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32)
+    return cv2.intersectConvexConvex(face, frame)[0] / cv2.contourArea(face)
+
+
+def test_tiles_the_frame_cuts_are_read_when_what_is_in_view_decides_them_else_named():
+    # the frame cuts the board's right side: a tile nine tenths in view shows five of its six edges (they were all
+    # refused as cut), a tile half in view shows too few and is said to be cut, with its cell
+    from tantrix_pi.vision.detection import CUT
+    from tantrix_pi.vision.evaluate import score
+    from tantrix_pi.vision.verdict import Unsure, judgeable
+
+    board = legal_board(20, seed=4)
+    image, truth = render(board, size=(900, 600), tile_px=80.0, seed=2, center=(810, 300), **{**PLAIN, "noise": 1.0})
+    det = detect(image)
+    s = score(det, truth)
+    assert s.confident_wrong == []
+    whole = [t for t in truth["tiles"] if visible(t, (900, 600)) > 0.999]
+    mostly = [t for t in truth["tiles"] if 0.75 <= visible(t, (900, 600)) <= 0.999]
+    assert len(mostly) >= 3 and s.turn == len(whole) + len(mostly)  # every one of them read, and read right
+    assert sum(t.confidence >= CONFIDENT for t in det.tiles) >= len(whole) + 2
+    cut = [u for u in det.unreadable if u.reason == CUT]
+    assert cut and all(u.cell is not None for u in cut)
+    with pytest.raises(Unsure, match="cut by the frame edge"):
+        judgeable(det, "board.png")
+

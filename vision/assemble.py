@@ -90,7 +90,8 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
         # apart from the board, a shape at the frame edge is said only when it looks wholly like tile face
         return on_board or share(maps, t.hexagon, "face") >= cfg.assemble.cut_face
 
-    if c is None:
+    if c is None or (c.cut and not (r is not None and r.confidence >= CONFIDENT and t.covered <= cfg.read.hidden)):
+        # a tile the frame cuts is read only when what is in view decides it
         if said_cut():
             det.unreadable.append(Unread(where, CUT, corners_px=corners, cell=t.cell if on_board else None))
         return
@@ -111,11 +112,12 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
         else:
             reason = GLARE if glared else NO_BANDS
         det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell))
+    elif back and not (read and r.confidence >= CONFIDENT):
+        # a coloured number in the middle and faint edges: a back, whatever tile its edges half fit
+        det.face_down.append(Unread(where, FACE_DOWN_APART, corners_px=corners, back=back))
     elif read and r.confidence >= cfg.assemble.reads_as_tile and t.covered <= cfg.read.hidden:
         tile = r.tile if r.confidence >= CONFIDENT else None
         det.loose.append(Unread(where, LOOSE if tile else LOOSE_UNREAD, tile, corners))
-    elif back:
-        det.face_down.append(Unread(where, FACE_DOWN_APART, corners_px=corners, back=back))
     elif not edges.in_frame(t, shape, 1.0) and said_cut():
         det.unreadable.append(Unread(where, CUT, corners_px=corners))
 

@@ -35,6 +35,14 @@ class Colours:
     """Hue (radians) of the most colourful part near the centre: a face-down tile's number, in its back colour."""
     number_lift: float = 0.0
     """How much brighter (8-bit) the brightest part near the centre is than the black: a white number's."""
+    seen: np.ndarray | None = None
+    """Which edges the photo shows (6 bools): of a tile the frame cuts, those whose windows lie in the photo (the
+    others read as colourless); None: all."""
+
+    @property
+    def cut(self) -> bool:
+        """Whether the frame hides some of the tile's edges."""
+        return self.seen is not None and not bool(np.all(self.seen))
 
     @property
     def coloured(self) -> np.ndarray:
@@ -58,7 +66,7 @@ class Colours:
         the middle, its edges far less colourful (or one colour all round: a number in a ring); None when not."""
         if self.black > cfg.glare_black:
             return None  # under glare a washed-out face can look like a back
-        edges = float(np.median(self.chroma))
+        edges = float(np.median(self.chroma if self.seen is None else self.chroma[self.seen]))
         if self.face > cfg.back_number and (edges < cfg.back_edges * self.face or self.one_hue):
             return colour.nearest_paint(self.number_hue)
         if self.number_lift > cfg.white_number and edges < cfg.white_edges:
