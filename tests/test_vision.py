@@ -253,3 +253,17 @@ def test_tiles_the_frame_cuts_are_read_when_what_is_in_view_decides_them_else_na
     with pytest.raises(Unsure, match="cut by the frame edge"):
         judgeable(det, "board.png")
 
+
+@pytest.mark.parametrize(("tilt", "azimuth", "seed"), [(40.0, 35.0, 3), (45.0, 0.0, 2)])
+def test_a_phone_held_at_45_degrees_builds_one_board(tilt, azimuth, seed):
+    # far tiles, squashed to two thirds, were called "a tile beside the board that does not lie on its grid"
+    from tantrix_pi.vision.detection import OFF_GRID
+
+    board = legal_board(24, seed=6)
+    image, truth = render(board, size=(1640, 1232), tile_px=110.0, tilt_deg=tilt, tilt_azimuth_deg=azimuth,
+                          seed=seed, yaw_deg=10.0 * seed)
+    det = detect(image)
+    whole = Board.from_dict(truth["board"])
+    assert det.board.same_as(whole) or (len(det.tiles) == len(whole) - 1 and det.unreadable)
+    assert not det.loose and all(u.reason != OFF_GRID for u in det.unreadable)
+    assert all(t.confidence >= CONFIDENT for t in det.tiles)

@@ -49,8 +49,12 @@ class GridConfig:
     """Stage 2, the board from the tiles: which tiles touch, and the cells of each group."""
 
     spacing: tuple[float, float] = (0.88, 1.16)
-    """Centre distance of touching tiles over their mean width: hand-placed tiles leave gaps (up to about 3 mm,
-    7 %), widths are measured to a few per cent; tiles further apart lie apart."""
+    """Centre distance of touching tiles in widths, as their own hexagons see it (`layout.links`): hand-placed
+    tiles leave gaps (up to about 3 mm, 7 %), widths are measured to a few per cent; tiles further apart lie
+    apart."""
+    most_tilt: float = 50.0
+    """The steepest camera (degrees from looking straight down) whose tiles are linked: it bounds how far apart in
+    the photo, in widths, two touching tiles' centres can lie before each one's own hexagon is asked."""
     twist_tolerance: float = 15.0
     """Touching tiles are turned alike within this many degrees (mod 60): hand-placed tiles twist a little."""
     own_turn_weight: float = 1.0
