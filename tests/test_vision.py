@@ -267,3 +267,16 @@ def test_a_phone_held_at_45_degrees_builds_one_board(tilt, azimuth, seed):
     assert det.board.same_as(whole) or (len(det.tiles) == len(whole) - 1 and det.unreadable)
     assert not det.loose and all(u.reason != OFF_GRID for u in det.unreadable)
     assert all(t.confidence >= CONFIDENT for t in det.tiles)
+
+
+def test_a_board_that_runs_out_of_the_photo_gives_no_verdict_even_when_every_tile_in_view_is_read():
+    # the frame cuts the board between tiles: the four in view read, a verdict was given on them as the board
+    from tantrix_pi.vision.verdict import Unsure, judgeable
+
+    board = legal_board(20, seed=4)
+    image, truth = render(board, size=(900, 600), tile_px=80.0, seed=1, center=(450, 20), yaw_deg=17.0,
+                          **{**PLAIN, "noise": 1.0})
+    det = detect(image)
+    assert len(det.tiles) >= 4 and all(t.confidence >= CONFIDENT for t in det.tiles)
+    with pytest.raises(Unsure, match="cut by the frame edge"):
+        judgeable(det, "board.png")
