@@ -44,6 +44,9 @@ class CameraModel:
     rms_px: float
     views: int
     measured: str
+    uncertainty: list[float] | None = None
+    """One standard deviation of [fx, fy, cx, cy]: fx and fy as a share of themselves, cx and cy of the image's
+    width (`calibration.camera.Uncertainty`); None in a profile measured before it was kept."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,8 @@ class Profile:
                 "measured": c.measured, "image_size": list(c.image_size), "matrix": c.matrix.tolist(),
                 "dist": c.dist.ravel().tolist(), "rms_px": c.rms_px, "views": c.views,
             }
+            if c.uncertainty is not None:
+                doc["camera"]["uncertainty"] = list(c.uncertainty)
         if self.table:
             t = self.table
             doc["table"] = {
@@ -169,7 +174,8 @@ class Profile:
             profile.camera = CameraModel(
                 matrix=s.matrix("matrix", 3, 3), dist=s.vector("dist", (4, 5)),
                 image_size=size, rms_px=s.number("rms_px"), views=int(s.number("views")),
-                measured=s.text("measured"))
+                measured=s.text("measured"),
+                uncertainty=s.vector("uncertainty", (4,)).tolist() if "uncertainty" in s.data else None)
             if profile.camera.matrix[0, 0] <= 0 or profile.camera.matrix[1, 1] <= 0:
                 raise ProfileError(f"{where}: [camera] matrix has a focal length <= 0")
         if "table" in data:
@@ -207,6 +213,9 @@ class Profile:
         """One line: which sections are calibrated and when."""
         parts = [f"{name} {s.measured}" if s else f"{name} not calibrated"
                  for name, s in (("camera", self.camera), ("table", self.table), ("colour", self.colour))]
+        if self.camera and self.camera.uncertainty:
+            fx, fy, cx, cy = (100 * v for v in self.camera.uncertainty)
+            parts[0] += f" (fx, fy within {max(fx, fy):.2f} %, cx, cy within {max(cx, cy):.2f} % of the width)"
         return "; ".join(parts)
 
     def undistort(self, image: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -55,13 +56,14 @@ def test_loose_face_down_and_cut_tiles_are_reported_not_placed():
     det = detect(photo(size=(900, 640), yaw_deg=10.0, seed=11, noise=1.0, apart=[
         Apart(20, (90, 90), 153.0),  # a loose tile at an odd angle
         Apart(33, (800, 560), face_up=False),  # face down: a number on black
-        Apart(1, (880, 300), 70.0),  # cut by the right edge of the frame
+        Apart(1, (880, 300), 70.0),  # cut by the right edge of the frame, four fifths of it in view: read
+        Apart(9, (892, 470), 70.0),  # cut to about half: what is in view does not decide it
     ]))
     assert det.board.same_as(BOARD)
-    assert [u.tile for u in det.loose] == [20]
+    assert sorted(u.tile for u in det.loose) == [1, 20]
     assert len(det.face_down) == 1 and math.dist(det.face_down[0].center_px, (800, 560)) < 20
     cut = [u for u in det.unreadable if "frame" in u.reason]
-    assert len(cut) == 1 and math.dist(cut[0].center_px, (880, 300)) < 20
+    assert len(cut) == 1 and math.dist(cut[0].center_px, (892, 470)) < 20
 
 
 def test_a_row_of_loose_tiles_does_not_pass_for_the_board():
@@ -75,9 +77,14 @@ def test_tiles_in_a_hand_zone_are_a_hand_never_the_board():
     hand = [Apart(n, (110 + 100 * i, 640), 25.0 * i) for i, n in enumerate([4, 9, 17, 25, 33, 41])]
     zone = np.array([[40, 580], [760, 580], [760, 700], [40, 700]])
     empty = photo(Board(), size=(800, 700), seed=5, apart=hand)
-    assert detect(empty).tiles, "without the zone one hand tile passes for a board of one"
+    assert detect(empty).tiles == [], "six tiles lying apart: none of them is the board"
     det = detect(empty, zones=[zone])
     assert det.tiles == [] and sorted(u.tile for u in det.loose) == [4, 9, 17, 25, 33, 41]
+    # the first tile of a game, the hands laid out: without zones it is one lone tile among others
+    first = photo(Board([Placement(56, 0, 0, 0)]), size=(800, 700), seed=5, apart=hand, center=(400, 250))
+    assert detect(first).tiles == []
+    det = detect(first, zones=[zone])
+    assert [t.placement.tile for t in det.tiles] == [56] and len(det.loose) == 6
     one = Board([BOARD[next(iter(BOARD.cells))]])
     det = detect(photo(one, size=(800, 700), seed=5, apart=hand), zones=[zone])
     assert det.board.same_as(one) and sorted(u.tile for u in det.loose) == [4, 9, 17, 25, 33, 41]
@@ -129,7 +136,8 @@ def test_two_edges_leaning_yellow_over_green_do_not_make_a_confident_twin():
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["noise", "blocks", "stripes", "dark"]))
 def test_random_images_never_make_up_a_confident_board(seed, kind):
     rng = np.random.default_rng(seed)
-    h, w = int(rng.integers(40, 400)), int(rng.integers(40, 400))
+    h = int(rng.integers(40, 400))
+    w = int(np.clip(h * rng.uniform(0.2, 5.0), max(40, h / 5 + 1), min(400, 5 * h)))
     if kind == "noise":
         img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     elif kind == "blocks":
@@ -141,8 +149,21 @@ def test_random_images_never_make_up_a_confident_board(seed, kind):
     else:
         img = rng.integers(0, 12, (h, w, 3), dtype=np.uint8)
     det = detect(img)
-    assert len(det.tiles) <= 56
-    assert sum(t.confidence >= CONFIDENT for t in det.tiles) <= 1
+    assert det.tiles == [] and not [u for u in det.loose if u.tile is not None]
+
+
+def test_a_photo_of_uniform_noise_shows_no_tile(tmp_path, capsys):
+    # the network sees a thousand 6 px "tiles" in pixel noise; the assignment then found 56 that fit their
+    # numbers by luck: 24-45 confident tiles and exit 0
+    from tantrix_pi.cli import main
+
+    noise = np.random.default_rng(0).integers(0, 256, (1232, 1640, 3), dtype=np.uint8)
+    det = detect(noise)
+    assert det.tiles == [] and det.loose == [] and det.face_down == []
+    path = tmp_path / "noise.png"
+    cv2.imwrite(str(path), noise)
+    assert main(["detect", str(path)]) == 3
+    assert "no tile" in capsys.readouterr().err
 
 
 def test_no_tiles_on_an_empty_table():
@@ -163,3 +184,99 @@ def test_a_board_whose_colours_disagree_everywhere_is_not_trusted():
     assert len(board.mismatches()) > 0.4 * 27
     det = detect(photo(board, yaw_deg=9.0, seed=21, noise=1.0))
     assert det.tiles == [] or all(t.confidence < CONFIDENT for t in det.tiles)
+
+
+def box_lid(image: np.ndarray, at: tuple[int, int], tile: int, tile_px: float) -> np.ndarray:
+    """`image` with a game box's lid at `at`: a coloured print with a picture of `tile` on it."""
+    from tantrix_pi.simulator.sprites import tile_sprite
+
+    out = image.copy()
+    x, y = at
+    out[y - 90:y + 90, x - 130:x + 130] = (150, 60, 30)
+    sprite = tile_sprite(tile, True, tile_px / math.sqrt(3), 0.23, 1)
+    h = sprite.shape[0]
+    alpha = sprite[..., 3:4].astype(np.float32) / 255
+    patch = out[y - h // 2:y - h // 2 + h, x - h // 2:x - h // 2 + h].astype(np.float32)
+    out[y - h // 2:y - h // 2 + h, x - h // 2:x - h // 2 + h] = (patch * (1 - alpha) + sprite[..., :3]).astype(np.uint8)
+    return out
+
+
+def test_tiles_beside_their_box_are_no_board_and_get_no_scores(tmp_path, capsys):
+    # five tiles lying apart, two of them nearly touching, and a tile printed on the box: `score` said "a tie
+    # between red and blue, 1-1" from a lone tile taken for the board
+    from tantrix_pi.cli import main
+
+    scattered = [Apart(4, (150, 150), 12.0), Apart(17, (230, 160), 14.0), Apart(25, (600, 520), 40.0),
+                 Apart(33, (180, 520), -20.0), Apart(41, (420, 560), 5.0)]
+    image = box_lid(photo(Board(), size=(900, 700), seed=8, noise=1.0, apart=scattered), (650, 200), 20, 60.0)
+    det = detect(image)
+    assert det.tiles == []
+    assert {4, 17, 25, 33, 41} <= {u.tile for u in det.loose}
+    path = tmp_path / "box.png"
+    cv2.imwrite(str(path), image)
+    assert main(["score", str(path), "--players", "red,blue"]) == 3
+    assert "no board" in capsys.readouterr().err
+
+
+def test_two_tiles_side_by_side_whose_colours_do_not_meet_are_no_board():
+    lying = [Apart(4, (300, 300), 0.0), Apart(17, (373, 300), 0.0)]  # 73 px apart: touching, for the grid
+    det = detect(photo(Board(), size=(800, 600), seed=9, noise=1.0, apart=lying))
+    colours = {u.tile for u in det.loose}
+    assert det.tiles == [] and colours == {4, 17}
+
+
+def visible(truth_tile: dict, size: tuple[int, int]) -> float:
+    """The share of a tile's top face (truth corners) that lies in a photo of `size`."""
+    face = np.array(truth_tile["corners_px"], np.float32)
+    frame = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32)
+    return cv2.intersectConvexConvex(face, frame)[0] / cv2.contourArea(face)
+
+
+def test_tiles_the_frame_cuts_are_read_when_what_is_in_view_decides_them_else_named():
+    # the frame cuts the board's right side: a tile nine tenths in view shows five of its six edges (they were all
+    # refused as cut), a tile half in view shows too few and is said to be cut, with its cell
+    from tantrix_pi.vision.detection import CUT
+    from tantrix_pi.vision.evaluate import score
+    from tantrix_pi.vision.verdict import Unsure, judgeable
+
+    board = legal_board(20, seed=4)
+    image, truth = render(board, size=(900, 600), tile_px=80.0, seed=2, center=(810, 300), **{**PLAIN, "noise": 1.0})
+    det = detect(image)
+    s = score(det, truth)
+    assert s.confident_wrong == []
+    whole = [t for t in truth["tiles"] if visible(t, (900, 600)) > 0.999]
+    mostly = [t for t in truth["tiles"] if 0.75 <= visible(t, (900, 600)) <= 0.999]
+    assert len(mostly) >= 3 and s.turn == len(whole) + len(mostly)  # every one of them read, and read right
+    assert sum(t.confidence >= CONFIDENT for t in det.tiles) >= len(whole) + 2
+    cut = [u for u in det.unreadable if u.reason == CUT]
+    assert cut and all(u.cell is not None for u in cut)
+    with pytest.raises(Unsure, match="cut by the frame edge"):
+        judgeable(det, "board.png")
+
+
+@pytest.mark.parametrize(("tilt", "azimuth", "seed"), [(40.0, 35.0, 3), (45.0, 0.0, 2)])
+def test_a_phone_held_at_45_degrees_builds_one_board(tilt, azimuth, seed):
+    # far tiles, squashed to two thirds, were called "a tile beside the board that does not lie on its grid"
+    from tantrix_pi.vision.detection import OFF_GRID
+
+    board = legal_board(24, seed=6)
+    image, truth = render(board, size=(1640, 1232), tile_px=110.0, tilt_deg=tilt, tilt_azimuth_deg=azimuth,
+                          seed=seed, yaw_deg=10.0 * seed)
+    det = detect(image)
+    whole = Board.from_dict(truth["board"])
+    assert det.board.same_as(whole) or (len(det.tiles) == len(whole) - 1 and det.unreadable)
+    assert not det.loose and all(u.reason != OFF_GRID for u in det.unreadable)
+    assert all(t.confidence >= CONFIDENT for t in det.tiles)
+
+
+def test_a_board_that_runs_out_of_the_photo_gives_no_verdict_even_when_every_tile_in_view_is_read():
+    # the frame cuts the board between tiles: the four in view read, a verdict was given on them as the board
+    from tantrix_pi.vision.verdict import Unsure, judgeable
+
+    board = legal_board(20, seed=4)
+    image, truth = render(board, size=(900, 600), tile_px=80.0, seed=1, center=(450, 20), yaw_deg=17.0,
+                          **{**PLAIN, "noise": 1.0})
+    det = detect(image)
+    assert len(det.tiles) >= 4 and all(t.confidence >= CONFIDENT for t in det.tiles)
+    with pytest.raises(Unsure, match="cut by the frame edge"):
+        judgeable(det, "board.png")

@@ -15,7 +15,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import neighbour, opposite
-from tantrix_pi.vision import decode, layout
+from tantrix_pi.vision import decode, edges, layout
 from tantrix_pi.vision.config import Config
 from tantrix_pi.vision.detection import (
     CONFIDENT,
@@ -37,15 +37,16 @@ from tantrix_pi.vision.detection import (
     Unread,
     polygon,
 )
-from tantrix_pi.vision.edges import in_frame
 from tantrix_pi.vision.find import share
 from tantrix_pi.vision.hexagon import Hexagon
 from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import HELD, Seen
 
 
-def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config) -> Detection:
-    """The detection: board tiles with their placements and confidence, and every doubt with its reason."""
+def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.ndarray | None = None) -> Detection:
+    """The detection: board tiles with their placements and confidence, and every doubt with its reason. With the
+    `photo`, a cell next to the board that shows tile face where no tile was found is read too: a back there
+    (a tile turned over, black like its neighbours' faces, that the network did not mark) is filed face down."""
     det = Detection()
     if not tiles:
         return det
@@ -63,7 +64,11 @@ def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config) -> Detecti
         board = -2
     for t in tiles:
         _classify(det, t, t.group == board, maps, shape, cfg)
-    det.unreadable += _missed_cells([t for t in tiles if t.group == board], tiles, maps, shape, cfg)
+    missed = _missed_cells([t for t in tiles if t.group == board], tiles, maps, shape, cfg, photo)
+    det.unreadable += [u for u in missed if u.back is None]
+    backs = [u for u in missed if u.back is not None]  # on a cell: said there, not again as lying apart
+    det.face_down = [u for u in det.face_down if u.cell is not None or
+                     all(math.dist(u.center_px, b.center_px) >= 0.5 * det.tile_px for b in backs)] + backs
     off = [u.center_px for u in det.unreadable if u.reason == OFF_GRID]  # said once, as a doubt, not as loose
     det.loose = [u for u in det.loose if all(math.dist(u.center_px, c) >= 0.5 * det.tile_px for c in off)]
     det.tiles = _doubt_islands(det.tiles, cfg)
@@ -85,14 +90,14 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
         # apart from the board, a shape at the frame edge is said only when it looks wholly like tile face
         return on_board or share(maps, t.hexagon, "face") >= cfg.assemble.cut_face
 
-    if c is None:
+    if c is None or (c.cut and not (r is not None and r.confidence >= CONFIDENT and t.covered <= cfg.read.hidden)):
+        # a tile the frame cuts is read only when what is in view decides it
         if said_cut():
             det.unreadable.append(Unread(where, CUT, corners_px=corners, cell=t.cell if on_board else None))
         return
     glared = c.black > cfg.read.glare_black
     read = r is not None and r.confidence >= cfg.assemble.no_reading and c.bands >= cfg.read.face_up_bands
-    # a back shows no bands but its coloured number; under glare a washed-out face can look the same
-    back = c.bands <= 2 and c.face > 1.0 and float((c.ring > 1.0).mean()) < 0.2 and not glared
+    back = c.back(cfg.read)
     if on_board:
         if t.covered > cfg.read.hidden:
             reason = HIDDEN
@@ -100,19 +105,20 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
             det.tiles.append(SeenTile(Placement(r.tile, t.cell[0], t.cell[1], r.rot), where, r.confidence, corners))
             return
         elif back:
-            det.face_down.append(Unread(where, FACE_DOWN, corners_px=corners, cell=t.cell))
+            det.face_down.append(Unread(where, FACE_DOWN, corners_px=corners, cell=t.cell, back=back))
             return
         elif r is None and c.bands >= cfg.read.face_up_bands:
-            reason = TOO_MANY
+            reason = TOO_MANY if decode.face_up(t, cfg.read) else NOT_TILES
         else:
             reason = GLARE if glared else NO_BANDS
         det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell))
+    elif back and not (read and r.confidence >= CONFIDENT):
+        # a coloured number in the middle and faint edges: a back, whatever tile its edges half fit
+        det.face_down.append(Unread(where, FACE_DOWN_APART, corners_px=corners, back=back))
     elif read and r.confidence >= cfg.assemble.reads_as_tile and t.covered <= cfg.read.hidden:
         tile = r.tile if r.confidence >= CONFIDENT else None
         det.loose.append(Unread(where, LOOSE if tile else LOOSE_UNREAD, tile, corners))
-    elif back:
-        det.face_down.append(Unread(where, FACE_DOWN_APART, corners_px=corners))
-    elif not in_frame(t, shape, 1.0) and said_cut():
+    elif not edges.in_frame(t, shape, 1.0) and said_cut():
         det.unreadable.append(Unread(where, CUT, corners_px=corners))
 
 
@@ -121,9 +127,10 @@ def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
     for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
     A group none of whose tiles reads confidently as a tile, and too few of whose tiles read as tiles at
     all, is no board (-1 when there is none): shapes on the table that only look like tiles (noise on a
-    dark table in a dim room) are not doubted as a board."""
+    dark table in a dim room) are not doubted as a board. Nor is a group whose touching edges never agree,
+    nor one lone tile among other lone tiles (tiles scattered beside their box, a tile of the box's picture)."""
     middle = np.array([shape[1] / 2, shape[0] / 2])
-    best, best_key = -1, None
+    best, best_key, lone = -1, None, 0
     for g in sorted({t.group for t in tiles} - {HELD}):
         mine = [t for t in tiles if t.group == g]
         conf = [t.reading.confidence for t in mine if t.reading is not None]
@@ -132,17 +139,23 @@ def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
             continue
         placed = {t.cell: t.reading for t in mine
                   if t.reading is not None and t.reading.confidence >= cfg.assemble.no_reading}
-        matched = 0
+        matched = pairs = 0
         for cell, reading in placed.items():
             for d in range(3):
                 other = placed.get(neighbour(cell, d))
-                if other is not None and reading.colours[d] == other.colours[opposite(d)]:
-                    matched += 1
+                if other is not None:
+                    pairs += 1
+                    matched += reading.colours[d] == other.colours[opposite(d)]
+        if pairs and not matched:
+            continue  # tiles lying side by side whose colours never meet: loose tiles, not a board
+        lone += len(mine) == 1
         spot = np.mean([t.centre for t in mine], axis=0)
         off_centre = float(np.linalg.norm(spot - middle) / np.linalg.norm(middle))
         key = (matched + 0.25 * len(placed) - 3.0 * off_centre, len(mine))
         if best_key is None or key > best_key:
             best, best_key = g, key
+    if best_key is not None and best_key[1] == 1 and lone > 1:
+        return -1  # tiles lying apart, none touching another: which one would be the board? (zones say hands)
     return best
 
 
@@ -195,10 +208,13 @@ def _not_tiles(board: list[Seen], cfg: Config) -> bool:
     return not conf or float(np.median(conf)) < cfg.assemble.not_tiles
 
 
-def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame, cfg: Config) -> list[Unread]:
+def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame, cfg: Config,
+                  photo: np.ndarray | None = None) -> list[Unread]:
     """Empty cells next to the board where no tile was found, but the network sees tile face (a tile is there
-    that it could not make out, or that the frame cuts: a hole there would be a wrong board) or something
-    over them (a hand may hide a tile there)."""
+    that it could not make out, or that the frame cuts: a hole there would be a wrong board; read in the
+    `photo`, it may show a back: then it is face down, with its `back`) or something over them (a hand may
+    hide a tile there). A cell the photo's frame cuts is said to be cut whatever it shows: the board may go on
+    beyond the frame, and a verdict on the part in view may be wrong."""
     if not board or not maps:
         return []
     taken = {t.cell for t in board}
@@ -216,11 +232,27 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
         if there:
             # a tile lies on the cell but not on the board's grid (turned too far to link, or a loose tile
             # laid right against the board): the board there is not known
-            if any(t.group != board[0].group and t.colours is not None
-                   and math.dist(guess[0], t.centre) < cfg.grid.off_grid * guess[1] for t in there):
+            off = [t for t in there if t.group != board[0].group and t.colours is not None
+                   and math.dist(guess[0], t.centre) < cfg.grid.off_grid * guess[1]]
+            back = next((b for t in off if (b := t.colours.back(cfg.read)) is not None), None)
+            if back is not None:  # a back's outline gives its turn poorly: it did not link, but lies on the cell
+                out.append(Unread(tuple(map(float, guess[0])), FACE_DOWN, corners_px=polygon(hx.corners()),
+                                  cell=cell, back=back))
+                continue
+            if off:
                 reason = OFF_GRID
+        elif not edges.in_frame(Seen(hx, 0.0, 0.0), frame, 1.0):
+            reason = CUT  # the board may go on beyond the photo's edge: what lies there is not seen
         elif share(maps, hx, "face") >= cfg.grid.missing_face:
-            reason = MISSED if in_frame(Seen(hx, 0.0, 0.0), frame, cfg.read.cut_margin) else CUT
+            reason = MISSED if edges.in_frame(Seen(hx, 0.0, 0.0), frame, cfg.read.cut_margin) else CUT
+            if reason == MISSED and photo is not None:
+                # read beside the board's own tiles, so that its colours are judged as theirs are
+                seen = edges.read(photo, [*board, Seen(hx, 0.0, 0.0, cell=cell)], cfg.read)[-1]
+                back = seen.colours.back(cfg.read)
+                if back is not None:
+                    out.append(Unread(tuple(map(float, guess[0])), FACE_DOWN, corners_px=polygon(hx.corners()),
+                                      cell=cell, back=back))
+                    continue
         elif share(maps, hx, "cover") >= cfg.grid.covered_cell:
             reason = COVERED
         if reason:

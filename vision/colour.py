@@ -40,6 +40,11 @@ def white_balance(black_bgr: np.ndarray) -> np.ndarray:
     return 1.0 + trust * (gains - 1.0)
 
 
+def nearest_paint(hue: float) -> str:
+    """The colour ("R", "Y", "G", "B") whose paint hue lies nearest a (white-balanced) hue in radians."""
+    return min(COLOURS, key=lambda c: abs(math.remainder(hue - math.radians(HUE_DEG[c]), 2 * math.pi)))
+
+
 def features(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hue (radians), chroma and intensity of white-balanced BGR colours (..., 3)."""
     b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]

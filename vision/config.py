@@ -29,6 +29,9 @@ class FindConfig:
     """The fine pass covers the coarse pass's tiles with this margin around them."""
     peak: float = 0.35
     """A centre heat-map maximum at least this high is a tile."""
+    min_width_px: float = 18.0
+    """Narrower shapes (photo pixels across flats) are no tile the detector can read, its bands 2 px wide: left
+    out, with the work of reading them (pixel noise looks like thousands of 6 px tiles to the network)."""
     most_peaks: int = 200
     """At most this many centres per pass, the strongest: a set has 56 tiles, noise can have thousands."""
     hexagon_iterations: int = 2
@@ -46,8 +49,12 @@ class GridConfig:
     """Stage 2, the board from the tiles: which tiles touch, and the cells of each group."""
 
     spacing: tuple[float, float] = (0.88, 1.16)
-    """Centre distance of touching tiles over their mean width: hand-placed tiles leave gaps (up to about 3 mm,
-    7 %), widths are measured to a few per cent; tiles further apart lie apart."""
+    """Centre distance of touching tiles in widths, as their own hexagons see it (`layout.links`): hand-placed
+    tiles leave gaps (up to about 3 mm, 7 %), widths are measured to a few per cent; tiles further apart lie
+    apart."""
+    most_tilt: float = 50.0
+    """The steepest camera (degrees from looking straight down) whose tiles are linked: it bounds how far apart in
+    the photo, in widths, two touching tiles' centres can lie before each one's own hexagon is asked."""
     twist_tolerance: float = 15.0
     """Touching tiles are turned alike within this many degrees (mod 60): hand-placed tiles twist a little."""
     own_turn_weight: float = 1.0
@@ -61,9 +68,10 @@ class GridConfig:
     """... within this share of a cell of the board's cell centres."""
     join_turn: float = 8.0
     """... and turned like the board's tiles within this many degrees."""
-    missing_face: float = 0.6
+    missing_face: float = 0.4
     """An empty cell next to the board whose hexagon the network sees this much covered by tile face holds
-    a tile it could not make out: reported, never left as a hole."""
+    a tile it could not make out: reported, never left as a hole. (Empty cells of dev and wide: 0.27 at most;
+    a tile turned over amid the board, which the network's centre map hardly marks: 0.52.)"""
     off_grid: float = 0.25
     """A tile apart from the board whose centre lies this close (in widths) to an empty cell next to the board
     may be a board tile that did not link: the cell is reported. Loose tiles lie further off."""
@@ -90,9 +98,24 @@ class ReadConfig:
     glare_black: float = 110.0
     """A tile whose black is brighter than this (8-bit) lies in glare."""
     band_chroma: float = 0.35
-    """An edge is coloured when its chroma reaches this share of the photo's typical band chroma."""
+    """An edge is coloured when its chroma reaches this share of the photo's typical band chroma ..."""
+    least_band_chroma: float = 20.0
+    """... taken as at least this (8-bit chroma after white balance): bands in the dimmest wide render reach 35,
+    tiles 128 typically; the edges of a photo of backs alone, with no band, 6-16."""
+    back_number: float = 1.0
+    """A tile whose middle is this colourful (in band units) shows its back's coloured number, when its edges are
+    `back_edges` times as colourful at most (median: a digit may reach one) ..."""
+    back_edges: float = 0.15
+    white_number: float = 60.0
+    """... or whose middle is this much brighter (8-bit) than its black, a white number, when its edges show no
+    band (median chroma below `white_edges` band units)."""
+    white_edges: float = 1.0
     face_up_bands: int = 4
     """A face-up tile shows at least this many coloured edges (glare, shadow or a hand hide others)."""
+    sixfold: float = 0.3
+    """... and its colour around a ring just inside its edges peaks six times this clearly (`Seen.sixfold`; real
+    tiles 0.38 and more, 0.8 typical; coloured blocks and noise that pass for tiles 0.04-0.6): shapes below are
+    not decoded, so that they cannot take a tile's number from the tiles."""
 
 
 @dataclass(frozen=True)

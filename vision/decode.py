@@ -16,6 +16,7 @@ from scipy.optimize import linear_sum_assignment
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
 from tantrix_pi.vision import colour
 from tantrix_pi.vision.config import CONFIG, DecodeConfig, ReadConfig
+from tantrix_pi.vision.detection import CONFIDENT
 from tantrix_pi.vision.seen import Seen
 
 
@@ -61,17 +62,25 @@ def confidence(margin: float, fit: float = 0.0, cfg: DecodeConfig = CONFIG.decod
     return (1.0 - math.exp(-margin / cfg.margin_scale)) * math.exp(min(fit, 0.0) / cfg.fit_scale)
 
 
-def decode(log_probs: np.ndarray, cfg: DecodeConfig = CONFIG.decode) -> list[Reading | None]:
-    """The tile and turn of each set of edge readings (log_probs: N x 6 x 4); None when numbers run out."""
+def decode(log_probs: np.ndarray, cfg: DecodeConfig = CONFIG.decode, held: frozenset[int] = frozenset()
+           ) -> list[Reading | None]:
+    """The tile and turn of each set of edge readings (log_probs: N x 6 x 4); None when numbers run out.
+
+    Numbers `held` by tiles read elsewhere in the photo are neither given nor weighed against: a set has each
+    number once (the tiles the frame cuts are read so, after the others)."""
     s = scores(log_probs)
     if len(s) == 0:
         return []
+    free = np.array([n not in held for n in ALL_NUMBERS])
+    s = np.where(free[None, :, None], s, -np.inf)
     best_turn = s.argmax(axis=2)
     per_number = s.max(axis=2)
-    rows, cols = linear_sum_assignment(-per_number)
+    rows, cols = linear_sum_assignment(-np.where(free[None, :], per_number, -1e9))
     out: list[Reading | None] = [None] * len(s)
     flat = s.reshape(len(s), -1)
     for i, n in zip(rows, cols, strict=True):
+        if not free[n]:
+            continue
         k = int(best_turn[i, n])
         chosen = flat[i, n * 6 + k]
         others = np.delete(flat[i], n * 6 + k)
@@ -93,6 +102,11 @@ def best_fitting(evidence: np.ndarray, facing: list[str | None]) -> float:
     return float(s[fits].max()) if fits.any() else -math.inf
 
 
+def face_up(t: Seen, read: ReadConfig) -> bool:
+    """Whether a tile that was read shows a face-up tile's print: enough coloured edges, six bands around it."""
+    return t.colours is not None and t.colours.bands >= read.face_up_bands and t.sixfold >= read.sixfold
+
+
 def decode_tiles(tiles: list[Seen], cfg: DecodeConfig, read: ReadConfig) -> list[Seen]:
     """Stage 4: the tile number and turn of every face-up tile that was read, one number per tile.
 
@@ -100,13 +114,16 @@ def decode_tiles(tiles: list[Seen], cfg: DecodeConfig, read: ReadConfig) -> list
     decoded again, when enough tiles read clearly vouch for them. With fewer, a first misreading would teach
     the model its own mistake, and the light's cast is not known: the tiles are decoded again with the
     paints' hues weighed more loosely (a blue pushed halfway to green by a lamp must not read as a
-    confident green).
+    confident green). Tiles the frame cuts are decoded last, with the colours so learnt, among the numbers
+    the tiles read whole and confidently do not hold: the edges in view may fit several tiles, some of which
+    lie elsewhere in the photo.
     """
-    idx = [i for i, t in enumerate(tiles) if t.colours is not None and t.colours.bands >= read.face_up_bands]
-    if not idx:
+    idx = [i for i, t in enumerate(tiles) if face_up(t, read) and not tiles[i].colours.cut]
+    cut = [i for i, t in enumerate(tiles) if face_up(t, read) and tiles[i].colours.cut]
+    if not idx and not cut:
         return tiles
-    hue = np.array([tiles[i].colours.hue for i in idx])
-    weight = np.array([tiles[i].colours.coloured for i in idx])
+    hue = np.array([tiles[i].colours.hue for i in idx]).reshape(-1, 6)
+    weight = np.array([tiles[i].colours.coloured for i in idx]).reshape(-1, 6)
 
     def decoded(model: colour.ColourModel) -> list[Reading | None]:
         return decode(model.log_probs(hue) * weight[..., None], cfg)
@@ -116,10 +133,15 @@ def decode_tiles(tiles: list[Seen], cfg: DecodeConfig, read: ReadConfig) -> list
     conf = np.array([r.confidence if r else 0.0 for r in got])
     if (conf >= cfg.vouch).sum() >= cfg.adapt_min_tiles:
         labels = np.array([[COLOURS.index(c) for c in r.colours] if r else [-1] * 6 for r in got]).reshape(-1, 6)
-        got = decoded(model.adapted(hue.ravel(), labels.ravel(), (conf[:, None] * weight).ravel()))
+        model = model.adapted(hue.ravel(), labels.ravel(), (conf[:, None] * weight).ravel())
     else:
-        got = decoded(colour.ColourModel(sigma_deg=cfg.hue_sigma_few))
+        model = colour.ColourModel(sigma_deg=cfg.hue_sigma_few)
+    got = decoded(model)
+    held = frozenset(r.tile for r in got if r is not None and r.confidence >= CONFIDENT)
+    cut_hue = np.array([tiles[i].colours.hue for i in cut]).reshape(-1, 6)
+    cut_weight = np.array([tiles[i].colours.coloured for i in cut]).reshape(-1, 6)
+    got += decode(model.log_probs(cut_hue) * cut_weight[..., None], cfg, held)
     out = list(tiles)
-    for i, r in zip(idx, got, strict=True):
+    for i, r in zip(idx + cut, got, strict=True):
         out[i] = replace(tiles[i], reading=r)
     return out

@@ -11,6 +11,7 @@ import numpy as np
 from tantrix_pi.board import FORMAT, Board, Placement
 from tantrix_pi.grid import Cell, distance
 from tantrix_pi.i18n import N_, _
+from tantrix_pi.tiles import COLOUR_NAMES
 
 CONFIDENT = 0.8
 """A tile read with less confidence than this is reported as unsure, never used for a verdict."""
@@ -71,6 +72,8 @@ class Unread:
     corners_px: tuple[tuple[float, float], ...] = ()
     cell: Cell | None = None
     """The board cell it sits on, when the detector can place it on the board's grid."""
+    back: str | None = None
+    """A face-down tile's back colour ("R", "Y", "G", "B", "W": the colour of its number), when it is clear."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,8 @@ class Detection:
                 d["tile"] = u.tile
             if u.cell is not None:
                 d["cell"] = list(u.cell)
+            if u.back is not None:
+                d["back"] = COLOUR_NAMES[u.back]
             return d
 
         return {

@@ -68,24 +68,40 @@ def in_frame(t: Seen, shape, margin: float) -> bool:
 
 
 def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig) -> list[Seen]:
-    """Each tile wholly in the frame with its `colours`; tiles cut by the frame are left unread."""
-    idx = [i for i, t in enumerate(tiles) if in_frame(t, photo.shape, cfg.cut_margin)]
-    if not idx:
+    """Each tile with its `colours`. Of a tile the frame cuts only the edges whose windows lie in the photo are
+    read (`Colours.seen`), when at least `cfg.face_up_bands` do: what is visible may decide which tile it is.
+    Tiles cut further are left unread."""
+    if not tiles:
         return tiles
     win = edge_windows(cfg)
-    edge_pts = np.array([tiles[i].hexagon.to_photo(win) for i in idx])
+    h, w = photo.shape[:2]
+    edge_pts = np.array([t.hexagon.to_photo(win) for t in tiles])
+    # an edge is seen when most of its window is (the most colourful samples make its reading; outside, black)
+    inside = ((edge_pts[..., 0] >= 0) & (edge_pts[..., 0] <= w - 1) & (edge_pts[..., 1] >= 0)
+              & (edge_pts[..., 1] <= h - 1)).mean(axis=-1) >= 0.5
+    whole = np.array([in_frame(t, photo.shape, cfg.cut_margin) for t in tiles])
+    seen = inside | whole[:, None]
+    idx = [i for i in range(len(tiles)) if whole[i] or seen[i].sum() >= cfg.face_up_bands]
+    if not idx:
+        return tiles
     face_pts = np.array([tiles[i].hexagon.to_photo(FACE_RING) for i in idx])
-    windows, faces = sample(photo, edge_pts), sample(photo, face_pts)
-    gains = colour.white_balance(black_samples(faces))
+    windows, faces = sample(photo, edge_pts[idx]), sample(photo, face_pts)
+    seen = seen[idx]
+    # the tiles wholly in view set the white balance and the typical band; a cut tile's face runs out of the photo
+    judge = whole[idx] if whole[idx].any() else np.ones(len(idx), bool)
+    gains = colour.white_balance(black_samples(faces[judge]))
     hue, chroma = edge_readings(windows, gains, cfg.top)
-    face, ring = face_chroma(faces, gains)
-    # chroma is judged against the photo's own bands: dim light and pale prints lower all of it
-    unit = max(cfg.band_chroma * float(np.percentile(chroma, 75)), 1e-6)
+    chroma = np.where(seen, chroma, 0.0)
+    face, ring, number_hue, number_lift = face_print(faces, gains)
+    # chroma is judged against the photo's own bands: dim light and pale prints lower all of it; but a photo of
+    # backs only has no bands to judge by, and its black's grain must not pass for them
+    unit = cfg.band_chroma * max(float(np.percentile(chroma[judge][seen[judge]], 75)), cfg.least_band_chroma)
     black = np.median(np.sort(faces.max(axis=-1), axis=-1)[:, : faces.shape[1] // 2], axis=-1)
     out = list(tiles)
     for k, i in enumerate(idx):
         out[i] = replace(tiles[i], colours=Colours(hue[k], chroma[k] / unit, float(face[k] / unit), ring[k] / unit,
-                                                   float(black[k])))
+                                                   float(black[k]), float(number_hue[k]),
+                                                   float(number_lift[k] - black[k]), seen[k]))
     return out
 
 
@@ -106,9 +122,16 @@ def edge_readings(windows: np.ndarray, gains: np.ndarray, top: int) -> tuple[np.
     return hue, c
 
 
-def face_chroma(face: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Chroma near each tile's centre (N,), where a face-down tile shows its number, and chroma of every
-    sample of the outer ring (N, 24), which bands of a face-up tile cross."""
-    _, chroma, _ = colour.features(face * gains)
-    inner = chroma[:, [i for i in range(len(FACE_RING)) if i % 3 < 2]]
-    return np.sort(inner, axis=-1)[:, -4:].mean(axis=-1), chroma[:, 2::3]
+def face_print(face: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, ...]:
+    """What each tile shows near its centre, where a face-down tile has its number: the chroma there (N,), the
+    chroma of every sample of the outer ring (N, 24), which bands of a face-up tile cross; the hue of the most
+    colourful samples near the centre (N,) and the brightness (8-bit) of the brightest ones (N,), a white
+    number's."""
+    balanced = face * gains
+    hue, chroma, _ = colour.features(balanced)
+    inner = [i for i in range(len(FACE_RING)) if i % 3 < 2]
+    order = np.argsort(chroma[:, inner], axis=-1)[:, -4:]
+    most = np.take_along_axis(balanced[:, inner], order[..., None], axis=1).mean(axis=1)
+    bright = np.sort(face[:, inner].max(axis=-1), axis=-1)[:, -4:].mean(axis=-1)
+    return (np.take_along_axis(chroma[:, inner], order, axis=-1).mean(axis=-1), chroma[:, 2::3],
+            colour.features(most)[0], bright)

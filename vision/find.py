@@ -28,9 +28,10 @@ def find_tiles(photo: np.ndarray, network: TileNetwork, cfg: FindConfig) -> tupl
     """Every tile in the photo, its hexagon in photo pixels (turned by its bands where its outline was
     unclear); and the fine maps (for later questions about cells where no tile was found)."""
     coarse, peaks = _coarse(photo, network, cfg)
+    widths = np.array([coarse.width_at(u, v) for u, v in peaks])
+    peaks, widths = peaks[widths >= cfg.min_width_px], widths[widths >= cfg.min_width_px]
     if not len(peaks):
         return [], []
-    widths = np.array([coarse.width_at(u, v) for u, v in peaks])
     width = float(np.median(widths))
     scale = min(cfg.max_upscale, cfg.fine_px / width)
     found: list[Seen] = []
@@ -39,7 +40,8 @@ def find_tiles(photo: np.ndarray, network: TileNetwork, cfg: FindConfig) -> tupl
         maps = network.maps(photo, scale, box)
         maps_all.append(maps)
         found += _tiles(maps, cfg)
-    return [_turned_by_bands(photo, t, cfg) for t in _distinct(found)], maps_all
+    found = [t for t in _distinct(found) if t.hexagon.width >= cfg.min_width_px]
+    return [_turned_by_bands(photo, t, cfg) for t in found], maps_all
 
 
 def _coarse(photo: np.ndarray, network: TileNetwork, cfg: FindConfig) -> tuple[Maps, np.ndarray]:
@@ -132,10 +134,13 @@ def _tiles(maps: Maps, cfg: FindConfig) -> list[Seen]:
 _BAND_RING = np.array([(0.9 * math.sqrt(3) / 2 * math.cos(a), 0.9 * math.sqrt(3) / 2 * math.sin(a))
                        for a in np.radians(np.arange(0.0, 360.0, 5.0))])
 """A ring just inside the edges: exactly one band crosses it at each edge's midpoint, the black between."""
+_BAND_ANGLES = np.arctan2(_BAND_RING[:, 1], _BAND_RING[:, 0])
+"""Where on the ring each point lies, in the hexagon's own frame (a tilted camera squashes the photo's angles)."""
 
 
 def _turned_by_bands(photo: np.ndarray, t: Seen, cfg: FindConfig) -> Seen:
-    """The tile turned to where its bands cross the edges, when that clearly disagrees with its outline.
+    """The tile with how clearly its print shows six bands (`Seen.sixfold`), turned to where its bands cross the
+    edges when that clearly disagrees with its outline.
 
     Every edge of a face-up tile has one band at its midpoint and black at the corners, so the colour around
     a ring just inside the edges peaks six times, 60 degrees apart: a turn read from the tile's own print,
@@ -143,21 +148,27 @@ def _turned_by_bands(photo: np.ndarray, t: Seen, cfg: FindConfig) -> Seen:
     clear outlines keep the outline's turn.
     """
     pts = t.hexagon.to_photo(_BAND_RING).astype(np.float32)
+    h, w = photo.shape[:2]
+    inside = (pts[:, 0] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= h - 1)  # cut: what is seen
+    if inside.sum() < len(_BAND_RING) // 2:
+        return replace(t, sixfold=0.0)
+    pts, angle = pts[inside], _BAND_ANGLES[inside]
     bgr = cv2.remap(photo, pts[:, 0].reshape(1, -1).copy(), pts[:, 1].reshape(1, -1).copy(), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE)[0].astype(np.float64)
     chroma = bgr.max(axis=1) - bgr.min(axis=1)
     lift = np.clip(chroma - np.median(chroma), 0, None)
     if lift.sum() <= 0:
-        return t
-    angle = np.arctan2(pts[:, 1] - t.centre[1], pts[:, 0] - t.centre[0])
+        return replace(t, sixfold=0.0)
     z = (lift * np.exp(6j * angle)).sum()
-    if abs(z) < cfg.band_turn_clarity * lift.sum():
+    clarity = float(abs(z) / lift.sum())
+    t = replace(t, sixfold=clarity)
+    if clarity < cfg.band_turn_clarity:
         return t
-    change = math.remainder(np.angle(z) / 6 - math.radians(t.hexagon.angle), math.pi / 3)
+    change = math.remainder(np.angle(z) / 6, math.pi / 3)  # in the hexagon's own frame the bands peak at 0, 60, ...
     if abs(math.degrees(change)) < cfg.band_turn_disagree:
         return t
     r = np.array([[math.cos(change), -math.sin(change)], [math.sin(change), math.cos(change)]])
-    return replace(t, hexagon=hexagon.Hexagon.of(t.centre, r @ t.hexagon.m))
+    return replace(t, hexagon=hexagon.Hexagon.of(t.centre, t.hexagon.m @ r))
 
 
 def share(maps: list[Maps], hx: hexagon.Hexagon, layer: str) -> float:

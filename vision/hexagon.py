@@ -25,6 +25,9 @@ _RADII = np.linspace(0.55, 1.45, 37)
 _TURNS = np.radians(np.arange(0.0, 60.0, 1.0))
 _EDGE_REACH = math.radians(21.0)
 """Rays within this angle of an edge's normal measure that edge."""
+_FRAME = 1.5
+"""An outline found this close (map pixels) to the map's border is where the map ends, the photo's frame for a
+tile the frame cuts: it says nothing about the tile's edge there."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,10 @@ def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iteration
     Rays from the centre find where the outline is in every direction; the hexagon whose outline follows
     those points best gives the turn, then each edge's own points give its distance from the centre, and
     opposite edges re-centre the hexagon. Edges are parallel in pairs with normals 60 degrees apart, their
-    distances free: a tilted camera's squash is kept.
+    distances free: a tilted camera's squash is kept. An edge beyond the map's border (a tile the photo's frame
+    cuts) is not measured: its pair of edges takes the inradius of the pairs seen whole and the centre follows
+    the edge seen, so a tile cut by the frame keeps its size and its centre rather than shrinking to the part
+    in view.
     """
     c = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     n = len(c)
@@ -108,8 +114,12 @@ def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iteration
         grid = pts.reshape(n * len(_ANGLES), len(_RADII), 2).astype(np.float32)
         prof = cv2.remap(bmap, grid[..., 0].copy(), grid[..., 1].copy(), cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(n, len(_ANGLES), -1)
-        r = _RADII[prof.argmax(axis=2)] * rho[:, None]  # (n, angles): where each ray meets the outline
+        hit = prof.argmax(axis=2)
+        r = _RADII[hit] * rho[:, None]  # (n, angles): where each ray meets the outline
         w = prof.max(axis=2).astype(np.float64)
+        at = np.take_along_axis(grid.reshape(n, len(_ANGLES), len(_RADII), 2), hit[..., None, None], axis=2)[:, :, 0]
+        w[(at[..., 0] < _FRAME) | (at[..., 1] < _FRAME) | (at[..., 0] > bmap.shape[1] - 1 - _FRAME)
+          | (at[..., 1] > bmap.shape[0] - 1 - _FRAME)] = 0.0
         cosw = np.cos(_wrap(_ANGLES[None, :] - _TURNS[:, None]))  # (turns, angles)
         wsum = np.maximum(w.sum(axis=1), 1e-9)
         inr = np.einsum("na,ta->nt", w * r, cosw) / wsum[:, None]  # inradius for each turn
@@ -120,12 +130,17 @@ def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iteration
         near = (np.abs(off) < _EDGE_REACH) * w[:, None, :]
         along = r[:, None, :] * np.cos(off)
         got = near.sum(axis=2)
-        dist = np.where(got > 0, (near * along).sum(axis=2) / np.maximum(got, 1e-9), rho[:, None])
+        seen = got > 1e-6
+        dist = np.where(seen, (near * along).sum(axis=2) / np.maximum(got, 1e-9), rho[:, None])
+        both = seen[:, :3] & seen[:, 3:]
+        inr3 = (dist[:, :3] + dist[:, 3:]) / 2.0
+        mean_inr = np.where(both.any(axis=1), (inr3 * both).sum(axis=1) / np.maximum(both.sum(axis=1), 1), rho)
+        inr3 = np.where(both, inr3, mean_inr[:, None])
         u = np.stack([np.cos(normals[:, :3]), np.sin(normals[:, :3])], axis=2)  # (n, 3, 2)
-        half = (dist[:, :3] - dist[:, 3:]) / 2.0
+        half = np.where(seen[:, :3], dist[:, :3] - inr3, 0.0) - np.where(seen[:, 3:], dist[:, 3:] - inr3, 0.0)
+        half = np.where(both, half / 2.0, half)
         shift = np.stack([np.linalg.lstsq(u[i], half[i], rcond=None)[0] for i in range(n)])
         c = c + shift
-        inr3 = (dist[:, :3] + dist[:, 3:]) / 2.0
         dist = np.concatenate([inr3, inr3], axis=1)
         rho = inr3.mean(axis=1)
     support = w.mean(axis=1)

@@ -1,7 +1,8 @@
 """Stage 2, the board from the tiles: which tiles touch, and the cell of each tile in its group.
 
 Two tiles touch when their centres lie about one width apart along an edge normal of each and they are
-turned alike: a local test, so perspective, lens bend and hand-placed gaps do not matter. Their turns are
+turned alike, as the two tiles' own hexagons see it (their shape is the photo's foreshortening there): a local
+test, so perspective (a phone held at 45 degrees), lens bend and hand-placed gaps do not matter. Their turns are
 then settled by the directions between their centres. Walking the graph of touching tiles from its
 best-linked tile, cheapest links first, gives every tile of a group its axial cell; a link that would put
 a second tile on a taken cell is not followed. Groups are what the board, a player's row
@@ -41,28 +42,69 @@ def _edge_towards(angle: float, hex_angle: float) -> tuple[int, float]:
     return d % 6, abs(x - d) * 60.0
 
 
+def _rot(a: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 2, 2) by the angles `a` (radians)."""
+    c, s = np.cos(a), np.sin(a)
+    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+
+def _turn(m: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """How far (radians) the frames `other` are turned from the frames `m` (..., 2, 2), within m: under a tilt,
+    image angles swing with the squash, turns within a hexagon's own frame do not."""
+    r = np.linalg.solve(m, other)
+    return np.arctan2(r[..., 1, 0] - r[..., 0, 1], r[..., 0, 0] + r[..., 1, 1])
+
+
+def _in_frame(m: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Photo offsets (..., 2) in the frames `m` (..., 2, 2): (distance in widths across flats, angle in degrees
+    from the normal of edge 1)."""
+    u = np.linalg.solve(m, offset[..., None])[..., 0]
+    return np.hypot(u[..., 0], u[..., 1]) / SQRT3, np.degrees(np.arctan2(u[..., 1], u[..., 0]))
+
+
+def _pairs(tiles: list[Seen], i: np.ndarray, j: np.ndarray) -> dict[str, np.ndarray]:
+    """For tile pairs (i, j): how far j's hexagon is turned from i's (degrees, mod 60); their distance in widths
+    and the directions from each to the other, in the frame of the pair's mean shape (a camera's tilt squashes
+    both alike; each fit alone is noisier) turned as each one lies; and k, the turn that numbers j's edges as
+    i's (`Hexagon.turned(k)`)."""
+    m = np.array([t.hexagon.m for t in tiles])
+    c = np.array([t.centre for t in tiles])
+    ang = np.array([t.hexagon.angle for t in tiles])
+    mi, mj = m[i], m[j]
+    k = np.round((ang[j] - ang[i]) / 60.0)
+    mj = mj @ _rot(np.radians(-60.0 * k))  # j's hexagon numbered as i's
+    shape = (mi + mj) / 2.0
+    delta = c[j] - c[i]
+    ratio, _ = _in_frame(shape, delta)
+    _, to_j = _in_frame(shape @ _rot(_turn(shape, mi)), delta)
+    _, to_i = _in_frame(shape @ _rot(_turn(shape, mj)), -delta)
+    twist = np.abs((np.degrees(_turn(mi, mj)) + 30.0) % 60.0 - 30.0)
+    return {"twist": twist, "ratio": ratio, "to_j": to_j, "to_i": to_i, "k": k.astype(int) % 6}
+
+
 def links(tiles: list[Seen], cfg: GridConfig) -> list[Link]:
-    """Every pair of tiles that touch: a width apart, along an edge normal of each, turned alike (tiles laid
-    on one grid by hand twist a few degrees; loose tiles lying close at any angle do not)."""
+    """Every pair of tiles that touch: a width apart, along an edge normal of each, as their own hexagons see it,
+    and turned alike (tiles laid on one grid by hand twist a few degrees; loose tiles lying close at any angle
+    do not)."""
     if len(tiles) < 2:
         return []
     c = np.array([t.centre for t in tiles])
     wd = np.array([t.hexagon.width for t in tiles])
-    ang = [t.hexagon.angle for t in tiles]
-    out = []
     lo, hi = cfg.spacing
-    for i in range(len(tiles)):
-        d = np.hypot(*(c - c[i]).T)
-        mean = (wd + wd[i]) / 2.0
-        for j in np.nonzero((d > lo * mean) & (d < hi * mean))[0]:
-            if j <= i or abs((ang[i] - ang[j] + 30.0) % 60.0 - 30.0) > cfg.twist_tolerance:
-                continue
-            a = math.degrees(math.atan2(c[j, 1] - c[i, 1], c[j, 0] - c[i, 0]))
-            di, ei = _edge_towards(a, ang[i])
-            dj, ej = _edge_towards(a + 180.0, ang[j])
-            if max(ei, ej) <= cfg.direction_tolerance:
-                cost = (ei + ej) / cfg.direction_tolerance + abs(d[j] / mean[j] - 1.04) / (hi - lo)
-                out.append(Link(i, int(j), di, dj, float(cost)))
+    reach = hi / math.cos(math.radians(cfg.most_tilt))  # in the photo, a tilt stretches nothing: it squashes
+    d = np.hypot(*(c[:, None] - c[None]).transpose(2, 0, 1))
+    i, j = np.nonzero(np.triu(d < reach * np.maximum(wd[:, None], wd[None]), 1))
+    if not len(i):
+        return []
+    p = _pairs(tiles, i, j)
+    out = []
+    for n in np.nonzero((p["twist"] <= cfg.twist_tolerance) & (p["ratio"] > lo) & (p["ratio"] < hi))[0]:
+        # the line between their centres meets an edge normal of each, each turned as it lies
+        di, ei = _edge_towards(float(p["to_j"][n]), 0.0)
+        dj, ej = _edge_towards(float(p["to_i"][n]), 0.0)
+        if max(ei, ej) <= cfg.direction_tolerance:
+            cost = (ei + ej) / cfg.direction_tolerance + abs(float(p["ratio"][n]) - 1.04) / (hi - lo)
+            out.append(Link(int(i[n]), int(j[n]), di, (dj - int(p["k"][n])) % 6, float(cost)))
     return out
 
 
@@ -198,12 +240,11 @@ def expected(group: list[Seen], cell: Cell, ratio: float | None = None) -> tuple
 
 
 def spacing(group: list[Seen]) -> float:
-    """Centre distance of the group's touching tiles over their mean width (1 + the gaps between them)."""
-    by_cell = {t.cell: t for t in group}
-    ratios = []
-    for t in group:
-        for d in range(3):
-            o = by_cell.get(neighbour(t.cell, d))
-            if o is not None:
-                ratios.append(math.dist(t.centre, o.centre) / ((t.hexagon.width + o.hexagon.width) / 2))
-    return float(np.median(ratios)) if ratios else 1.04
+    """Centre distance of the group's touching tiles in widths, each seen in its own hexagon (1 + the gaps
+    between them)."""
+    at = {t.cell: n for n, t in enumerate(group)}
+    pairs = [(n, at[o]) for n, t in enumerate(group) for d in range(3) if (o := neighbour(t.cell, d)) in at]
+    if not pairs:
+        return 1.04
+    i, j = (np.array(v) for v in zip(*pairs, strict=True))
+    return float(np.median(_pairs(group, i, j)["ratio"]))

@@ -1,13 +1,19 @@
-"""Open a photo for the detector, refusing anything that is not a readable picture with one clear line."""
+"""Open a photo for the detector, refusing anything that is not a readable picture with one clear line.
+
+Photos are decoded by Pillow (with pillow-heif for HEIC/HEIF, an iPhone's default) and turned upright by their
+EXIF orientation. A JPEG is truncated when its picture ends early, not when bytes follow its end marker:
+phones write there (Samsung's "SEFT" trailer, the MP4 of a Google or Samsung motion photo).
+"""
 
 from __future__ import annotations
 
 import io
+from functools import cache
 from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 from tantrix_pi.errors import TantrixError
 
@@ -15,6 +21,9 @@ MAX_PIXELS = 64_000_000
 """Largest image accepted (a 12 MP camera frame is 12.3 million pixels)."""
 MAX_BYTES = 200_000_000
 MIN_SIDE = 32
+MAX_ASPECT = 5.0
+"""Longest side over shortest accepted: a panorama of a table is 4:1 at most, a 21:9 phone frame 2.3:1; a thin
+strip shows no board."""
 
 
 class PhotoError(TantrixError):
@@ -23,7 +32,7 @@ class PhotoError(TantrixError):
 
 def load(path: str | Path) -> np.ndarray:
     """The photo at `path` as a BGR uint8 array; PhotoError for missing, empty, corrupt, truncated,
-    tiny, enormous or blank (uniform) images."""
+    tiny, enormous, strip-shaped or blank (uniform) images."""
     p = Path(path)
     if not p.exists():
         raise PhotoError(f"{path}: no such file")
@@ -37,34 +46,37 @@ def load(path: str | Path) -> np.ndarray:
 
 
 def decode(data: bytes, name: str = "image") -> np.ndarray:
-    """Decode encoded image bytes (JPEG, PNG, ...) with the same checks as `load`."""
+    """Decode encoded image bytes (JPEG, PNG, HEIC, ...) with the same checks as `load`."""
     if not data:
         raise PhotoError(f"{name}: empty file")
     if len(data) > MAX_BYTES:
         raise PhotoError(f"{name}: {len(data) // 1_000_000} MB is too large for a photo")
+    _heif_opener()
     try:
         with Image.open(io.BytesIO(data)) as im:
-            width, height = im.size
-            fmt = im.format
-            if fmt == "PNG":
-                im.verify()
+            check_shape(*im.size, name)
+            im.load()  # a picture that ends early raises here ("image file is truncated")
+            image = _bgr(ImageOps.exif_transpose(im))
     except UnidentifiedImageError:
         raise PhotoError(f"{name}: not an image (unknown format)") from None
     except Image.DecompressionBombError:
         raise PhotoError(f"{name}: image dimensions are enormous") from None
-    except (OSError, SyntaxError, ValueError) as e:
-        raise PhotoError(f"{name}: corrupt or truncated image ({e})") from None
+    except (OSError, SyntaxError, ValueError, EOFError) as e:
+        raise PhotoError(f"{name}: corrupt or truncated image ({str(e).splitlines()[0] if str(e) else e!r})") \
+            from None
+    check_not_blank(image, name)
+    return image
+
+
+def check_shape(width: int, height: int, name: str = "image") -> None:
+    """PhotoError for a picture too big, too small or too thin (`MAX_ASPECT`) to show a board."""
     if width * height > MAX_PIXELS:
         raise PhotoError(f"{name}: {width}x{height} is too large for a photo")
     if min(width, height) < MIN_SIDE:
         raise PhotoError(f"{name}: {width}x{height} is too small to show any tile")
-    if fmt == "JPEG" and not data.rstrip(b"\0\r\n ").endswith(b"\xff\xd9"):
-        raise PhotoError(f"{name}: truncated JPEG (no end marker)")
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None or image.size == 0:
-        raise PhotoError(f"{name}: corrupt image, it cannot be decoded")
-    check_not_blank(image, name)
-    return image
+    if max(width, height) > MAX_ASPECT * min(width, height):
+        raise PhotoError(f"{name}: {width}x{height} is a strip, not a photo of a table (at most "
+                         f"{MAX_ASPECT:g}:1)")
 
 
 def check_not_blank(image: np.ndarray, name: str = "image") -> None:
@@ -73,3 +85,21 @@ def check_not_blank(image: np.ndarray, name: str = "image") -> None:
     sample = image[::step, ::step]
     if float(sample.std()) < 3.0 and float(np.ptp(sample)) < 40:
         raise PhotoError(f"{name}: blank frame (one flat colour), nothing to read")
+
+
+@cache
+def _heif_opener() -> None:
+    """Let Pillow open HEIC/HEIF (once per process)."""
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+
+
+def _bgr(im: Image.Image) -> np.ndarray:
+    """A Pillow image of any mode as BGR uint8 (16-bit greys scaled down, transparency dropped)."""
+    if im.mode in ("I;16", "I;16B", "I;16L", "I"):
+        grey = np.asarray(im, dtype=np.float64)
+        scale = 255.0 / 65535.0 if grey.max() > 255 else 1.0
+        return cv2.cvtColor(np.clip(grey * scale, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    rgb = np.asarray(im.convert("RGB"))
+    return np.ascontiguousarray(rgb[..., ::-1])

@@ -21,6 +21,7 @@ from tantrix_pi.vision.config import CONFIG, Config
 from tantrix_pi.vision.detection import Detection, in_polygon, polygon
 from tantrix_pi.vision.find import find_tiles
 from tantrix_pi.vision.network import TileNetwork, shipped
+from tantrix_pi.vision.photo import check_shape
 from tantrix_pi.vision.seen import HELD
 
 
@@ -32,8 +33,10 @@ def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: Ti
     top view of the table (or only undistorted), and every position is reported in raw photo pixels.
     `zones`: polygons (N x 2 raw photo pixels) where tiles lie apart from the board, the players' hands: a
     tile whose centre lies in one is never taken for the board, and is reported loose or face down.
+    `photo.PhotoError` (one line) for a picture too small, too big or too thin to show a board.
     """
     image = _as_bgr(image)
+    check_shape(image.shape[1], image.shape[0])
     network = network or shipped()
     if profile is None:
         return _detect(image, config, network, _held_by(zones, None))
@@ -77,7 +80,7 @@ def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
     with stage("decode"):
         tiles = decode.decode_tiles(tiles, cfg.decode, cfg.read)
     with stage("assemble"):
-        det = assemble(tiles, maps, photo.shape, cfg)
+        det = assemble(tiles, maps, photo.shape, cfg, photo)
     det.timings = timings
     return det
 

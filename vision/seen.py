@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tantrix_pi.grid import Cell
+from tantrix_pi.vision import colour
+from tantrix_pi.vision.config import ReadConfig
 from tantrix_pi.vision.hexagon import Hexagon
 
 if TYPE_CHECKING:
@@ -29,6 +31,18 @@ class Colours:
     """Chroma around the face, which the bands of a face-up tile cross (same units)."""
     black: float
     """Brightness (8-bit) of the tile's black, the darker half of its face: glare lifts it towards white."""
+    number_hue: float = 0.0
+    """Hue (radians) of the most colourful part near the centre: a face-down tile's number, in its back colour."""
+    number_lift: float = 0.0
+    """How much brighter (8-bit) the brightest part near the centre is than the black: a white number's."""
+    seen: np.ndarray | None = None
+    """Which edges the photo shows (6 bools): of a tile the frame cuts, those whose windows lie in the photo (the
+    others read as colourless); None: all."""
+
+    @property
+    def cut(self) -> bool:
+        """Whether the frame hides some of the tile's edges."""
+        return self.seen is not None and not bool(np.all(self.seen))
 
     @property
     def coloured(self) -> np.ndarray:
@@ -39,6 +53,25 @@ class Colours:
     def bands(self) -> int:
         """Edges that clearly show a band."""
         return int((self.coloured > 0.5).sum())
+
+    @property
+    def one_hue(self) -> bool:
+        """Whether every coloured edge shows the same hue (within about 20 degrees): the ring printed around a
+        back's number; a face-up tile shows each of its three colours on two edges."""
+        on = self.coloured > 0.5
+        return bool(on.sum() >= 3 and abs(np.exp(1j * self.hue[on]).mean()) > 0.94)
+
+    def back(self, cfg: ReadConfig) -> str | None:
+        """The back colour ("R", "Y", "G", "B" or "W") when this is a tile's back: a coloured or white number in
+        the middle, its edges far less colourful (or one colour all round: a number in a ring); None when not."""
+        if self.black > cfg.glare_black:
+            return None  # under glare a washed-out face can look like a back
+        edges = float(np.median(self.chroma if self.seen is None else self.chroma[self.seen]))
+        if self.face > cfg.back_number and (edges < cfg.back_edges * self.face or self.one_hue):
+            return colour.nearest_paint(self.number_hue)
+        if self.number_lift > cfg.white_number and edges < cfg.white_edges:
+            return "W"
+        return None
 
 
 HELD = -3
@@ -63,6 +96,9 @@ class Seen:
     cell: Cell | None = None
     colours: Colours | None = None
     reading: Reading | None = None
+    sixfold: float = 1.0
+    """How clearly (0..1) the colour around a ring just inside the edges peaks six times, 60 degrees apart, as a
+    face-up tile's six bands make it."""
 
     @property
     def centre(self) -> tuple[float, float]:

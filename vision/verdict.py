@@ -13,7 +13,7 @@ import numpy as np
 
 from tantrix_pi.errors import EXIT_NO, EXIT_OK, EXIT_UNSURE, TantrixError
 from tantrix_pi.grid import Cell
-from tantrix_pi.i18n import _, player_name
+from tantrix_pi.i18n import _, ngettext, player_name
 from tantrix_pi.tiles import COLOUR_NAMES
 
 
@@ -52,13 +52,39 @@ def judgeable(det, name: str) -> None:
     if det.tiles and not doubts:
         return
     # the doubts are the detector's own words (English until it gives them as codes)
-    reason = (_("not sure enough to judge: {doubts}").format(doubts="; ".join(map(str, doubts))) if det.tiles
-              else _("no tile found"))
+    if det.tiles:
+        reason = _("not sure enough to judge: {doubts}").format(doubts="; ".join(map(str, doubts)))
+    elif det.loose:
+        reason = ngettext("no board: only {n} loose tile", "no board: {n} loose tiles, none touching another "
+                          "with matching colours", len(det.loose)).format(n=len(det.loose))
+    else:
+        reason = _("no tile found")
     raise Unsure(_("{path}: {reason}").format(path=name, reason=reason), doubts, reason)
 
 
+def foreign_backs(det, goal) -> list[str]:
+    """Why the puzzle `goal` cannot be solved, said before any face-down tile on the board is turned over: a back
+    whose colour none of the puzzle's tiles has (Discovery 10's tiles have yellow, red and blue backs: a green
+    or white back on its board is none of them)."""
+    from tantrix_pi.grid import fmt
+    from tantrix_pi.i18n import colour_name
+    from tantrix_pi.tiles import TILES
+
+    backs = {TILES[n].back for n in goal.tiles}
+    return [_("the face-down tile at {cell} has a {colour} back: it is not one of {puzzle}'s tiles").format(
+                cell=fmt(u.cell), colour=colour_name(u.back), puzzle=goal.title)
+            for u in det.face_down
+            if u.cell is not None and u.back is not None and u.back not in backs]  # a cell: on the board's grid
+
+
 def check(det, goal, name: str) -> Verdict:
-    """Is the puzzle `goal` (a `puzzles.Puzzle`) solved by the board the detector read in photo `name`?"""
+    """Is the puzzle `goal` (a `puzzles.Puzzle`) solved by the board the detector read in photo `name`? A
+    face-down tile on the board whose back is none of the puzzle's says no at once; any other doubt, no verdict."""
+    foreign = foreign_backs(det, goal) if det.tiles else []
+    if foreign:
+        head = _("{puzzle}: not solved").format(puzzle=goal.title)
+        answer = {"puzzle": goal.name, "solved": False, "reasons": foreign, "detection": det.to_dict()}
+        return Verdict(answer, [head, *(f"  {r}" for r in foreign)], EXIT_NO, [head, *foreign])
     judgeable(det, name)
     verdict = goal.check(det.board)
     head = (_("{puzzle}: solved") if verdict.solved else _("{puzzle}: not solved")).format(puzzle=goal.title)

@@ -129,8 +129,9 @@ def cmd_camera(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
     k, d = result.matrix, result.dist
-    print(_("{views} views, RMS reprojection error {rms:.3f} px; {coverage}").format(
-        views=len(result.views), rms=result.rms, coverage=result.coverage.describe()))
+    print(_("{views} views, RMS reprojection error {rms:.3f} px; {coverage}; the lens {uncertainty} (one standard "
+            "deviation)").format(views=len(result.views), rms=result.rms, coverage=result.coverage.describe(),
+                                 uncertainty=result.uncertainty.describe()))
     for v in result.views:
         print(_("  {name}: {corners} corners, {error:.3f} px").format(name=v.name, corners=len(v.ids),
                                                                       error=v.error_px))

@@ -1,6 +1,6 @@
 """The tile network in torch (the `train` extra): a small U-Net whose output maps are defined in
 `tantrix_pi.vision.network`. About 125 k parameters: under 1 MB as ONNX, 7 ms for a 256 x 256 input on
-one x86 core through cv2.dnn."""
+one x86 core through onnxruntime."""
 
 from __future__ import annotations
 

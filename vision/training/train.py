@@ -1,4 +1,4 @@
-"""Train the tile network on shards and export it for cv2.dnn.
+"""Train the tile network on shards and export it for onnxruntime.
 
     python -m tantrix_pi.vision.training.train OUT.onnx --minutes 60 [--init WEIGHTS.pt] SHARD.npz [SHARD.npz ...]
 
@@ -6,8 +6,7 @@ Shards come from `tantrix_pi.vision.training.shards`. Each step draws a batch, t
 degrees and maybe mirrors it (exact: the labels turn with it), changes its light (gain, colour cast, gamma,
 noise), and minimises: binary cross-entropy on the face and the outline, CenterNet's focal loss on the
 centre heat map, L1 on the width code over tile faces, cross-entropy on what covers the table. The learning
-rate follows a cosine over the time budget. The export has a fixed 256 x 256 input; cv2.dnn runs it at any
-size that is a multiple of 16.
+rate follows a cosine over the time budget. The export takes any input whose sides are multiples of 16.
 """
 
 from __future__ import annotations
@@ -104,10 +103,11 @@ def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Pa
 
 
 def export(net: TileNet, out: Path) -> None:
-    """The network as ONNX (fixed 256 x 256 input, opset 17), with its weights beside it as .pt."""
+    """The network as ONNX (any input size, opset 17), with its weights beside it as .pt."""
     torch.save(net.state_dict(), out.with_suffix(".pt"))
     torch.onnx.export(net, torch.zeros(1, 3, 256, 256), str(out), opset_version=17, dynamo=False,
-                      input_names=["image"], output_names=["maps"])
+                      input_names=["image"], output_names=["maps"],
+                      dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "half_height", 3: "half_width"}})
 
 
 def main(argv: list[str] | None = None) -> int:
