@@ -25,9 +25,10 @@ from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import MemorySink, Sinks, View
 from tantrix_pi.live.store import Event, Store
 from tantrix_pi.simulator import PLAIN, legal_board, render
-from tantrix_pi.web.app import MAX_UPLOAD, Site, make_app
+from tantrix_pi.web.app import Site, make_app
 from tantrix_pi.web.hub import CLIENT_QUEUE, Broadcaster, Hub
 from tantrix_pi.web.pairing import MAX_FAILURES, Pairing
+from tantrix_pi.web.photos import MAX_UPLOAD
 from tantrix_pi.web.server import listen, serve
 from tantrix_pi.web.svg import board_svg
 
@@ -472,6 +473,53 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
         passed.close()
     assert proc.returncode == 0, out
     assert "pairing code" in out and "in use" not in out
+
+
+# -- the code ------------------------------------------------------------------------------------------
+def test_the_web_modules_import_no_circle():
+    """Every import between tantrix_pi.web's modules, those inside functions too, goes one way."""
+    import ast
+    from graphlib import CycleError, TopologicalSorter
+    from pathlib import Path
+
+    import tantrix_pi.web
+
+    folder = Path(tantrix_pi.web.__file__).parent
+    graph = {}
+    for path in folder.glob("*.py"):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tantrix_pi.web"):
+                imported |= ({node.module.split(".")[2]} if node.module.count(".") >= 2
+                             else {a.name for a in node.names})
+        graph[path.stem] = imported - {path.stem}
+    assert len(graph) >= 10
+    try:
+        list(TopologicalSorter(graph).static_order())
+    except CycleError as e:
+        pytest.fail(f"import circle: {e.args[1]}")
+
+
+def test_the_calibration_preview_follows_the_frames_even_in_a_reused_buffer(tmp_path):
+    """A camera that fills the same buffer again: a new frame number, a new preview."""
+    from test_calibration_camera import FLAT, SPEC, views
+
+    from tantrix_pi.web.calibrate import Guide
+
+    hub = Hub()
+    guide = Guide(hub, tmp_path / "profile.toml", spec=SPEC)
+    _, sheet = next(iter(views(FLAT, seed=4)))
+    buffer = np.full_like(sheet, 128)
+    hub.frame(buffer)
+
+    def green(jpeg: bytes) -> int:
+        img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), 1)
+        return int(((img[..., 1] > 180) & (img[..., 0] < 80) & (img[..., 2] < 80)).sum())
+
+    assert green(guide.preview()) == 0
+    buffer[...] = sheet  # the same array, the sheet in view now
+    hub.frame(buffer)
+    assert green(guide.preview()) > 100
 
 
 # -- guided calibration ----------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from starlette.routing import Route
 
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
+from tantrix_pi.web.control import refused
+from tantrix_pi.web.responses import error, jpeg, picture
 
 
 class GuideError(TantrixError):
@@ -43,21 +45,24 @@ class Guide:
         self.note = ""
         self._lock = threading.Lock()
         self._preview: tuple[int, bytes] | None = None
+        """(the hub's frame number, the preview drawn on that frame)."""
 
     def _frame(self) -> np.ndarray:
-        frame = self.hub.latest
-        if frame is None:
+        return self._numbered()[1]
+
+    def _numbered(self) -> tuple[int, np.ndarray]:
+        latest = self.hub.latest()
+        if latest is None:
             raise GuideError(_("no picture from the camera yet"))
-        return frame
+        return latest
 
     # -- what the page shows ---------------------------------------------------------------------------
     def preview(self) -> bytes:
         """The latest frame with the board's corners drawn where they are found (JPEG)."""
         from tantrix_pi.calibration.charuco import find
-        from tantrix_pi.web.app import jpeg
 
-        frame = self._frame()
-        if self._preview is not None and self._preview[0] == id(frame):
+        number, frame = self._numbered()
+        if self._preview is not None and self._preview[0] == number:
             return self._preview[1]
         found = find(frame, self.spec)
         img = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR) if frame.ndim == 2 else frame.copy()
@@ -65,7 +70,7 @@ class Guide:
         for x, y in found.image_points:
             cv2.circle(img, (int(round(x)), int(round(y))), r, CORNER_BGR, -1, cv2.LINE_AA)
         data = jpeg(img)
-        self._preview = (id(frame), data)
+        self._preview = (number, data)
         return data
 
     def status(self) -> dict:
@@ -140,14 +145,8 @@ class Guide:
         return note
 
 
-def routes(site, templates, broadcaster) -> list[Route]:
-    """The guided calibration's page and API."""
-    from tantrix_pi.web.app import error, paired
-
-    guide: Guide = site.calibration
-
-    async def page(request: Request) -> Response:
-        return templates.TemplateResponse(request, "calibrate.html", {"state": broadcaster.refresh()})
+def routes(guide: Guide) -> list[Route]:
+    """The guided calibration's API (its page is in `pages`)."""
 
     async def status(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(guide.status))
@@ -157,16 +156,16 @@ def routes(site, templates, broadcaster) -> list[Route]:
             data = await run_in_threadpool(guide.preview)
         except GuideError as e:
             return error(404, str(e))
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+        return picture(data)
 
     async def act(request: Request) -> Response:
-        refused = paired(request, site)
-        if refused is not None:
-            return refused
+        no = refused(request)
+        if no is not None:
+            return no
         action = request.path_params["action"]
         if action in ("start", "stop"):
             guide.active = action == "start"
-            site.commands.put(("calibrating", guide.active))
+            request.app.state.site.commands.put(("calibrating", guide.active))
             guide.note = ""
             return JSONResponse(await run_in_threadpool(guide.status), status_code=202)
         work = {"take": guide.take, "forget": guide.forget, "save-lens": guide.save_lens,
@@ -181,6 +180,6 @@ def routes(site, templates, broadcaster) -> list[Route]:
             return error(400, str(e))
         return JSONResponse(await run_in_threadpool(guide.status))
 
-    return [Route("/calibrate", page), Route("/api/calibration", status),
+    return [Route("/api/calibration", status),
             Route("/api/calibration/preview.jpg", preview),
             Route("/api/control/calibration/{action}", act, methods=["POST"])]

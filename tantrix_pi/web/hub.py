@@ -69,8 +69,8 @@ class Hub(Sink):
         self._version = 0
         self._seen: Seen | None = None
         self._seen_count = 0
-        self.latest: np.ndarray | None = None
-        """The last frame read from the camera (for the guided calibration's live picture)."""
+        self._latest: tuple[int, np.ndarray] | None = None
+        self._frames = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._on_change = None
         self._poked = False
@@ -98,9 +98,10 @@ class Hub(Sink):
         self._poke()
 
     def frame(self, frame: np.ndarray, detection=None) -> None:
-        self.latest = frame
-        if detection is not None:
-            with self._lock:
+        with self._lock:
+            self._frames += 1
+            self._latest = (self._frames, frame)
+            if detection is not None:
                 self._seen_count += 1
                 self._seen = Seen(frame, detection, self._seen_count)
 
@@ -132,6 +133,11 @@ class Hub(Sink):
     def seen(self) -> Seen | None:
         with self._lock:
             return self._seen
+
+    def latest(self) -> tuple[int, np.ndarray] | None:
+        """(its number, counted from 1) the last frame read from the camera (the guided calibration's picture)."""
+        with self._lock:
+            return self._latest
 
 
 @dataclass(eq=False)

@@ -1,0 +1,90 @@
+"""The stored games: records, the game list, and every step of a replay (read-only, beside the referee)."""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from tantrix_pi.i18n import _
+from tantrix_pi.web.responses import error
+
+
+async def read_store(request: Request, work) -> Response:
+    """`work(store)`'s answer as JSON, from a read-only connection of its own in a worker thread; 404 with the
+    store's line when there is no database, game or step."""
+    from tantrix_pi.live.store import Store, StoreError
+
+    def run():
+        path = request.app.state.site.state_db
+        if path is None:
+            raise StoreError(_("no game database here"))
+        store = Store(path, read_only=True)
+        try:
+            return work(store)
+        finally:
+            store.close()
+
+    try:
+        return JSONResponse(await run_in_threadpool(run))
+    except StoreError as e:
+        return error(404, str(e))
+
+
+async def current_game(request: Request) -> Response:
+    def work(store):
+        from tantrix_pi.live.store import StoreError
+
+        game = store.current_game() or store.last_game()
+        if game is None:
+            raise StoreError(_("no game recorded yet"))
+        return store.record(game[0])
+
+    return await read_store(request, work)
+
+
+async def games(request: Request) -> Response:
+    return await read_store(request, lambda store: {"games": store.games()})
+
+
+async def game(request: Request) -> Response:
+    return await read_store(request, lambda store: store.record(request.path_params["game"]))
+
+
+async def steps(request: Request) -> Response:
+    from tantrix_pi.live.replay import said_steps
+
+    def work(store):
+        n = request.path_params["game"]
+        return {"game": n, "setup": store.setup(n),
+                "steps": [{"tiles": len(b), "events": [e.text for e in ev]} for b, ev in said_steps(store, n)]}
+
+    return await read_store(request, work)
+
+
+async def step(request: Request) -> Response:
+    from tantrix_pi.live.replay import said_steps
+    from tantrix_pi.live.store import StoreError
+    from tantrix_pi.web.svg import board_svg
+
+    n, i = request.path_params["game"], request.path_params["step"]
+
+    def work(store):
+        all_steps = said_steps(store, n)
+        if not 0 <= i < len(all_steps):
+            raise StoreError(_("game {game} has no step {step} (0..{last})").format(game=n, step=i,
+                                                                                  last=len(all_steps) - 1))
+        board, evs = all_steps[i]
+        before = all_steps[i - 1][0] if i else board
+        added = sorted(board.cells - before.cells)
+        last = added[-1] if len(added) == 1 else None
+        return {"step": i, "board": board.to_dict(), "svg": board_svg(board, last=last),
+                "events": [{"kind": e.kind, "text": e.text, "data": e.data} for e in evs]}
+
+    return await read_store(request, work)
+
+
+def routes() -> list[Route]:
+    return [Route("/api/game", current_game), Route("/api/games", games), Route("/api/games/{game:int}", game),
+            Route("/api/games/{game:int}/steps", steps), Route("/api/games/{game:int}/steps/{step:int}", step)]
