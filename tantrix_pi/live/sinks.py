@@ -36,6 +36,14 @@ class View:
     bag_empty: bool = False
     winners: list[str] = field(default_factory=list)
     """Once the game is over: the player (or the players in a tie) with the best score."""
+    illegal: list[dict] = field(default_factory=list)
+    """The tiles lying on the table that the game does not accept: {"tile", "cell", "rot", "violations": [{"rule",
+    "cells"}]} (the mismatching edge is the rule "golden-rule" with the neighbour's cell; a restriction names the
+    cells it blocks). `forced` then holds only the forced spaces of the accepted tiles."""
+    to_move: str | None = None
+    """The colour letter of the player to play now (None outside a game or when the game is over)."""
+    must_fill: list[dict] = field(default_factory=list)
+    """Forced spaces a player must fill before going on: {"player", "letter", "cell", "tiles"}."""
 
 
 class Sink:
