@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import re
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -114,16 +115,24 @@ def test_api_state_is_the_referees_game(played):
     assert state["seen"] > 0 and state["camera"]["up"]
 
 
-def test_the_last_frame_read_is_drawn_with_what_was_seen(played):
-    loop, hub, _, _ = played
+def test_the_last_frame_read_is_drawn_with_what_was_seen_cut_to_the_board(photos):
+    from tantrix_pi.vision import detect
+    from tantrix_pi.web.table import board_crop
+
+    hub = Hub()
     with TestClient(make_app(Site(hub))) as client:
+        assert client.get("/api/seen.jpg").status_code == 404  # nothing seen yet: said, not a broken picture
+        frame = cv2.imread(str(photos["game"]))
+        hub.frame(frame, detect(frame))
         r = client.get("/api/seen.jpg")
     assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
     picture = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
-    frame = hub.seen().frame
-    assert picture.shape == frame.shape and np.abs(picture.astype(int) - frame.astype(int)).mean() > 1
-    with TestClient(make_app(Site(Hub()))) as client:
-        assert client.get("/api/seen.jpg").status_code == 404  # nothing seen yet: said, not a broken picture
+    seen = hub.seen()
+    board = board_crop(seen.frame, seen.detection)  # cut to the tiles seen, with a margin
+    assert board.size < 0.8 * frame.size and picture.shape == board.shape
+    assert np.abs(picture.astype(int) - board.astype(int)).mean() > 1  # what was seen is drawn on it
+    xs = [t.center_px[0] for t in seen.detection.tiles]
+    assert len(xs) == 7 and board.shape[1] >= max(xs) - min(xs) + seen.detection.tile_px  # every tile is in it
 
 
 def test_replay_steps_and_records_come_from_the_store(played, tmp_path):
@@ -148,6 +157,240 @@ def test_replay_steps_and_records_come_from_the_store(played, tmp_path):
     assert [m for m in record["moves"] if not m.get("end_turn")] == [m for m in rec["moves"] if not m.get("end_turn")]
 
 
+# -- rulings on the board, the game as moves ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def illegal_moment(tmp_path_factory):
+    """The bundled game played until its illegal tile lies on the table (the hub as the referee's View promises)."""
+    from web_fakes import illegal_scene, play
+
+    return play(tmp_path_factory.mktemp("illegal"), illegal_scene())
+
+
+def test_an_illegal_tile_is_drawn_as_such_with_the_edge_it_does_not_match(illegal_moment):
+    loop, hub, memory = illegal_moment
+    ruled = next(e for e in reversed(memory.events) if e.kind == "illegal")
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        state = client.get("/api/state").json()
+    root = ET.fromstring(state["svg"])
+    illegal = [g for g in root.iter(f"{SVG}g") if g.get("class") == "tile illegal"]
+    assert [(int(g.get("data-tile")), int(g.get("data-q")), int(g.get("data-r"))) for g in illegal] == [
+        (ruled.data["tile"], *ruled.data["cell"])]
+    assert state["illegal"] == [{k: ruled.data[k] for k in ("tile", "cell", "rot", "violations")}]
+    golden = [v for v in ruled.data["violations"] if v["rule"] == "golden-rule"]
+    edges = [(e.get("data-q"), e.get("data-r")) for e in root.iter(f"{SVG}line") if e.get("class") == "mismatch"]
+    assert golden and edges == [(str(c[0]), str(c[1])) for v in golden for c in v["cells"][1:]]
+    blocked = {(int(e.get("data-q")), int(e.get("data-r"))) for e in root.iter(f"{SVG}polygon")
+               if e.get("class") == "blocked"}
+    named = {tuple(c) for v in ruled.data["violations"] if v["rule"] != "golden-rule" for c in v["cells"][1:]}
+    assert blocked == named
+    # the spaces only the illegal tile makes are not drawn as real ones
+    forced = {(int(g.get("data-q")), int(g.get("data-r"))) for g in root.iter(f"{SVG}g") if g.get("class") == "forced"}
+    from tantrix_pi import rules
+
+    without = Board(p for p in loop.referee.board if p.tile != ruled.data["tile"])
+    assert forced == set(rules.forced_spaces(without)) != set(rules.forced_spaces(loop.referee.board))
+
+
+def test_the_moves_are_the_stored_ones_marked_forced_or_free(played):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        moves = client.get("/api/state").json()["moves"]
+    stored = loop.store.moves(loop.game)
+    assert [(m["n"], m["tile"], m["q"], m["r"], m["rot"], m["player"]) for m in moves] == [
+        (n, s.placement.tile, s.placement.q, s.placement.r, s.placement.rot, s.player) for n, s in enumerate(stored, 1)]
+    said = {e.data["tile"]: e.data["forced"] for e in memory.events if e.kind == "placed"}
+    assert {m["tile"]: m["forced"] for m in moves} == said and 0 < sum(said.values()) < len(said)
+
+
+def test_the_scores_come_with_their_lines_and_loops_drawn(played):
+    from tantrix_pi import scoring
+
+    loop, hub, _, _ = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        state = client.get("/api/state").json()
+    board = loop.store.board(loop.game)
+    for c in ("R", "Y"):
+        s = scoring.score(board, c)
+        assert state["breakdown"][c] == {"line": s.line, "loop": s.loop, "score": s.score}
+        assert s.score == state["scores"][c]
+        drawn = [e for e in ET.fromstring(state["svg"]).iter()
+                 if e.get("class") == "path" and e.get("data-colour") == c]
+        assert len(drawn) == 1 and int(drawn[0].get("data-length")) == len(s.path.cells)
+
+
+def test_the_replay_counts_moves_and_shows_each_steps_scores_forced_spaces_and_ruling(played):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        answer = client.get(f"/api/games/{loop.game}/steps").json()
+        steps, moves = answer["steps"], answer["moves"]
+        ruled = next(i for i, s in enumerate(steps) if any(t.startswith("Illegal") for t in s["events"]))
+        at = client.get(f"/api/games/{loop.game}/steps/{ruled}").json()
+        after = client.get(f"/api/games/{loop.game}/steps/{ruled + 1}").json()
+        last = client.get(f"/api/games/{loop.game}/steps/{len(steps) - 1}").json()
+    assert len(steps) == 59 and len(moves) == 56 and steps[-1]["move"] == 56 == last["moves"]  # 58 boards
+    assert [m["n"] for m in moves] == list(range(1, 57))
+    assert [(m["tile"], m["q"], m["r"]) for m in moves] == [(p.tile, p.q, p.r) for p in
+                                                            (m.placement for m in loop.store.moves(loop.game))]
+    for m in moves:  # each move is on the board from its step on, and not before
+        assert steps[m["step"]]["move"] >= m["n"] and steps[m["step"] - 1]["move"] < m["n"]
+    assert last["scores"] == loop.referee.scores() and last["breakdown"]["R"]["score"] == last["scores"]["R"]
+    assert at["illegal"] and 'class="tile illegal"' in at["svg"] and at["move"] == steps[ruled - 1]["move"]
+    assert not after["illegal"] and 'illegal' not in after["svg"]
+    from tantrix_pi import rules
+
+    refused = at["illegal"][0]["tile"]
+    board = Board.from_dict(at["board"])
+    accepted = Board(p for p in board if p.tile != refused)
+    assert [tuple(f["cell"]) for f in at["forced"]] == rules.forced_spaces(accepted)
+
+
+def test_the_game_list_names_the_winner(played):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        games = client.get("/api/games").json()["games"]
+    over = next(e for e in memory.events if e.kind == "game_over")
+    assert games[0]["winners"] == over.data["winners"] and games[0]["started"] > 0
+
+
+# -- light: deltas, compression -------------------------------------------------------------------------
+def tile_key(g) -> tuple:
+    return tuple(int(g.get(f"data-{k}")) for k in ("tile", "q", "r", "rot")) + (g.get("class"),)
+
+
+def apply(state: dict, delta: dict, tiles: dict, marks: list) -> None:
+    """What the page's script does with a delta (common.js `follow`, board.js `drawBoard`)."""
+    from tantrix_pi.web.hub import KEEP_EVENTS
+
+    assert delta["from"] == state["version"]
+    state.update(delta.get("set", {}))
+    state["version"] = delta["version"]
+    state["events"] = (state["events"] + delta.get("events", []))[-KEEP_EVENTS:]
+    if "moves" in delta:
+        state["moves"] = state["moves"][:delta["moves"]["from"]] + delta["moves"]["tail"]
+    board = delta.get("svg", {})
+    for n in board.get("remove", []):
+        del tiles[n]
+    for svg in board.get("add", []):
+        tile = tile_key(ET.fromstring(svg))
+        tiles[tile[0]] = tile
+    if "marks" in board:
+        marks[0] = board["marks"]
+
+
+def test_after_the_first_message_the_stream_sends_what_changed_and_the_page_keeps_up(tmp_path):
+    """The whole game through a broadcaster: each delta applied to the first state gives the state of the moment;
+    the deltas are small."""
+    from web_fakes import play
+
+    from tantrix_pi.web.state import PageState, delta
+
+    async def scenario():
+        hub = Hub()
+        page = PageState(hub, tmp_path / "state.db")
+        broadcaster = Broadcaster(hub, page.build, delta)
+        broadcaster.start()
+        client = broadcaster.subscribe()
+        messages = []
+
+        def referee():
+            play(tmp_path, None, hub)
+
+        thread = threading.Thread(target=referee)
+        thread.start()
+        while thread.is_alive() or not client.queue.empty():
+            try:
+                messages.append(await asyncio.wait_for(client.queue.get(), 0.2))
+            except TimeoutError:
+                pass
+        broadcaster.refresh()
+        return messages, broadcaster
+
+    messages, broadcaster = asyncio.run(scenario())
+    first = messages[0]
+    assert first.startswith(b"event: state\n")
+    state = json.loads(first.split(b"data: ", 1)[1])
+    assert "board" not in state  # the picture has the tiles: the board is not sent twice
+    root = ET.fromstring(state["svg"])
+    tiles = {tile_key(g)[0]: tile_key(g) for g in root.iter(f"{SVG}g") if g.get("class") in ("tile", "tile illegal")}
+    marks = [""]
+    sizes = []
+    for m in messages[1:]:
+        assert m.startswith(b"event: delta\n")
+        sizes.append(len(m))
+        apply(state, json.loads(m.split(b"data: ", 1)[1]), tiles, marks)
+    final = broadcaster.state
+    assert {k: v for k, v in state.items() if k != "svg"} == {k: v for k, v in final.items()
+                                                              if k not in ("svg", "board")}
+    assert tiles == {n: tile_key(ET.fromstring(svg)) for n, svg in broadcaster.picture.tiles.items()}
+    assert len(tiles) == 56 and marks[0] == broadcaster.picture.marks
+    assert len(sizes) > 50 and sorted(sizes)[len(sizes) // 2] <= 4000, sorted(sizes)
+
+
+def test_pages_and_json_are_compressed_and_the_stream_too(played):
+    import zlib
+
+    loop, hub, _, _ = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        page = client.get("/", headers={"Accept-Encoding": "gzip"})
+        state = client.get("/api/state", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["content-encoding"] == "gzip" and state.headers["content-encoding"] == "gzip"
+    server = serve(hub, listen("127.0.0.1", 0))
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=5) as client, \
+                client.stream("GET", "/api/events", headers={"Accept-Encoding": "gzip"}) as stream:
+            assert stream.headers["content-encoding"] == "gzip"
+            inflate, got, wire = zlib.decompressobj(31), b"", 0
+            for chunk in stream.iter_raw():  # each message can be read as soon as it comes
+                wire += len(chunk)
+                got += inflate.decompress(chunk)
+                if got.endswith(b"\n\n"):
+                    break
+    finally:
+        server.stop()
+    message = json.loads(got.split(b"data: ", 1)[1])
+    assert message["scores"] == state.json()["scores"] and wire < len(got) / 3
+
+
+# -- each phone its language, sharing ----------------------------------------------------------------------
+def test_each_phone_reads_the_page_in_its_own_language(played):
+    from tantrix_pi import i18n
+    from tantrix_pi.grid import fmt
+
+    loop, hub, _, _ = played
+    i18n.use("cs")  # the table speaks Czech
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        table = client.get("/")
+        phone = client.get("/", headers={"Accept-Language": "hu-HU,hu;q=0.9,en;q=0.5"})
+        unknown = client.get("/", headers={"Accept-Language": "de-DE,de;q=0.9"})
+        refused = client.post("/api/control/end-turn", json={}, headers={"Accept-Language": "pl"})
+        asked = client.get("/replay?lang=es", headers={"Accept-Language": "hu"})
+        kept = client.get("/api/games/1/steps/1", headers={"Accept-Language": "hu"})  # the cookie ?lang= set
+    assert '<html lang="cs">' in table.text and '<html lang="hu">' in phone.text
+    assert '<html lang="cs">' in unknown.text  # a language the referee does not speak: the table's
+    assert '<html lang="es">' in asked.text and "lang=es" in asked.headers["set-cookie"]
+    placed = kept.json()["events"][0]
+    with i18n.speaking("es"):
+        assert placed["text"] == i18n._("{player} plays tile {tile} at {cell}.").format(
+            player=i18n.player_name(placed["data"]["player"]), tile=placed["data"]["tile"],
+            cell=fmt(placed["data"]["cell"]))
+    with i18n.speaking("pl"):
+        assert refused.json()["error"] == i18n._("pair this phone first: enter the code the table's display shows")
+    assert i18n.language() == "cs"  # the referee speaks on in the table's language
+
+
+def test_the_page_shows_its_address_and_a_qr_code_of_it(played):
+    loop, hub, _, _ = played
+    site = Site(hub, loop.store.path, addresses=["http://localhost:8080/", "http://192.168.1.20:8080/"])
+    with TestClient(make_app(site), base_url="http://tantrix.local:8080") as client:
+        there = client.get("/").text
+        tv = client.get("/tv").text
+    with TestClient(make_app(site), base_url="http://localhost:8080") as client:
+        here = client.get("/").text
+    assert 'data-qr="http://tantrix.local:8080/"' in there and 'data-qr="http://tantrix.local:8080/"' in tv
+    assert 'data-qr="http://192.168.1.20:8080/"' in here  # this machine's own name is of no use to a phone
+    assert re.search(r'data-qr="[^"]+">\s*<div class="qr"[^>]*><svg', here)
+
+
 # -- the hand-off: the referee never waits, a slow client is dropped --------------------------------------
 def view(n: int = 0) -> View:
     return View(f"message {n}", Board([Placement(1, 0, 0, n % 6)]), [], {"R": n}, "R", game=1, players=["R", "B"])
@@ -156,7 +399,7 @@ def view(n: int = 0) -> View:
 def test_a_slow_client_is_dropped_and_the_others_get_every_change():
     async def scenario():
         hub = Hub()
-        broadcaster = Broadcaster(hub, lambda snap: {"version": snap.version})
+        broadcaster = Broadcaster(hub, lambda snap: ({"version": snap.version}, None))
         broadcaster.start()
         slow, quick = broadcaster.subscribe(), broadcaster.subscribe()
         got = [await quick.queue.get()]

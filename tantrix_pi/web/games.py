@@ -45,7 +45,14 @@ async def current_game(request: Request) -> Response:
 
 
 async def games(request: Request) -> Response:
-    return await read_store(request, lambda store: {"games": store.games()})
+    def work(store):
+        out = store.games()
+        for g in out:  # who won, once the game is over
+            over = [e.data for e in store.events(g["game"]) if e.kind == "game_over"]
+            g["winners"] = over[-1]["winners"] if over else []
+        return {"games": out}
+
+    return await read_store(request, work)
 
 
 async def game(request: Request) -> Response:
@@ -53,34 +60,44 @@ async def game(request: Request) -> Response:
 
 
 async def steps(request: Request) -> Response:
-    from tantrix_pi.live.replay import said_steps
+    from tantrix_pi.live.replay import replay
 
     def work(store):
         n = request.path_params["game"]
-        return {"game": n, "setup": store.setup(n),
-                "steps": [{"tiles": len(b), "events": [e.text for e in ev]} for b, ev in said_steps(store, n)]}
+        game = replay(store, n)
+        return {"game": n, "setup": store.setup(n), "moves": game.moves,
+                "steps": [{"tiles": len(s.board), "move": s.moves, "events": [e.text for e in s.events]}
+                          for s in game.steps]}
 
     return await read_store(request, work)
 
 
 async def step(request: Request) -> Response:
-    from tantrix_pi.live.replay import said_steps
+    from tantrix_pi.live.replay import replay
     from tantrix_pi.live.store import StoreError
+    from tantrix_pi.web.state import SCORED_MODES, breakdown
     from tantrix_pi.web.svg import board_svg
 
     n, i = request.path_params["game"], request.path_params["step"]
 
     def work(store):
-        all_steps = said_steps(store, n)
-        if not 0 <= i < len(all_steps):
+        game = replay(store, n)
+        if not 0 <= i < len(game.steps):
             raise StoreError(_("game {game} has no step {step} (0..{last})").format(game=n, step=i,
-                                                                                  last=len(all_steps) - 1))
-        board, evs = all_steps[i]
-        before = all_steps[i - 1][0] if i else board
-        added = sorted(board.cells - before.cells)
+                                                                                  last=len(game.steps) - 1))
+        s = game.steps[i]
+        before = game.steps[i - 1].board if i else s.board
+        added = sorted(s.board.cells - before.cells)
         last = added[-1] if len(added) == 1 else None
-        return {"step": i, "board": board.to_dict(), "svg": board_svg(board, last=last),
-                "events": [{"kind": e.kind, "text": e.text, "data": e.data} for e in evs]}
+        scored = breakdown(s.board, s.scores) if store.setup(n).get("mode", "game") in SCORED_MODES else {}
+        paths = [(c, b.path.cells, b.path.loop) for c, b in scored.items() if b.path is not None]
+        forced = [tuple(f["cell"]) for f in s.forced]
+        return {"step": i, "move": s.moves, "moves": len(game.moves), "board": s.board.to_dict(),
+                "svg": board_svg(s.board, forced, last, illegal=s.illegal, paths=paths),
+                "events": [{"kind": e.kind, "text": e.text, "data": e.data} for e in s.events],
+                "scores": s.scores, "breakdown": {c: {"line": b.line, "loop": b.loop, "score": b.score}
+                                                  for c, b in scored.items()},
+                "forced": s.forced, "illegal": s.illegal, "players": store.setup(n).get("players", [])}
 
     return await read_store(request, work)
 

@@ -136,7 +136,7 @@ def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None
         from tantrix_pi.web.calibrate import Guide
 
         guide = Guide(hub, profile, detect)
-    site = Site(hub, state_db, commands, pairing or Pairing(), detect, guide)
+    site = Site(hub, state_db, commands, pairing or Pairing(), detect, guide, addresses(sock))
     server = WebServer(make_app(site), sock)
     server.site = site
     server.start()
