@@ -187,7 +187,7 @@ function showMoves(list, moves, holder, hrefOf) {
   while (list.children.length > moves.length) list.lastElementChild.remove();
   moves.forEach((m, i) => {
     const old = list.children[i];
-    const key = JSON.stringify(m);
+    const key = [m.n, m.tile, m.q, m.r, m.rot, m.player, m.forced, m.legal, hrefOf(m)].join(" ");
     if (old && old.dataset.key === key) return;
     const item = moveItem(m, holder, hrefOf(m));
     item.dataset.key = key;
