@@ -6,7 +6,6 @@ import asyncio
 import zlib
 
 import numpy as np
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
