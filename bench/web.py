@@ -21,6 +21,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -54,8 +55,8 @@ class FrameClock(Sink):
         return [1000 * (b - a) for a, b in zip(self.ticks, self.ticks[1:], strict=False)]
 
 
-PAGE = ("/", "/static/style.css", "/static/common.js", "/static/live.js")
-"""What a phone loads to open the live page."""
+ASSET = re.compile(rb'(?:src|href)="(?:https?://[^/"]+)?(/static/[^"]+)"')
+"""The page's own scripts and style sheet, which a phone loads after the page."""
 
 
 def follow(base: str, clients: int, camera_open: int, ready, done, out) -> None:
@@ -68,11 +69,18 @@ def follow(base: str, clients: int, camera_open: int, ready, done, out) -> None:
     if (os.cpu_count() or 1) > 1:  # the phones are other machines: keep their work off the referee's cores
         os.sched_setaffinity(0, {os.cpu_count() - 1})
 
+    async def load(client, path: str, got: dict) -> bytes:
+        """`path` fetched as a browser does (gzip taken), its bytes over the wire counted; its body."""
+        raw = b""
+        async with client.stream("GET", base + path) as r:
+            async for chunk in r.aiter_raw():
+                raw += chunk
+        got["page"] += len(raw)
+        return zlib.decompress(raw, 31) if r.headers.get("content-encoding") == "gzip" else raw
+
     async def one(client, delays: list, got: dict, started, camera: bool):
-        for path in PAGE:
-            async with client.stream("GET", base + path) as r:
-                async for chunk in r.aiter_raw():
-                    got["page"] += len(chunk)
+        for path in ASSET.findall(await load(client, "/", got)):
+            await load(client, path.decode(), got)
         seen, picture = set(), 0
         async with client.stream("GET", base + "/api/events") as stream:
             gzip = stream.headers.get("content-encoding") == "gzip"
