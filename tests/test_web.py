@@ -10,6 +10,7 @@ import re
 import threading
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import cv2
 import httpx2 as httpx
@@ -682,6 +683,15 @@ def test_at_most_two_photo_checks_run_at_once(photos):
         server.stop()
 
 
+def qr_in(picture: Path) -> str:
+    """The text of the QR code in a display's frame ("" for none, or a frame still being written)."""
+    image = cv2.imread(str(picture))
+    if image is None:
+        return ""
+    return cv2.QRCodeDetector().detectAndDecode(cv2.resize(image, None, fx=3, fy=3,
+                                                           interpolation=cv2.INTER_NEAREST))[0]
+
+
 def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
     import signal
     import subprocess
@@ -695,13 +705,17 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
     taken = listen("127.0.0.1", 0)  # the config's port is busy: only the passed socket can serve
     passed = listen("127.0.0.1", 0)
     config = tmp_path / "config.toml"
+    screen = tmp_path / "display"
+    screen.mkdir()
     config.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\nfps = 5\n'
-                      f'[web]\nport = {taken.getsockname()[1]}\n[paths]\nstate_dir = "{tmp_path / "state"}"\n')
+                      f'[web]\nport = {taken.getsockname()[1]}\n[paths]\nstate_dir = "{tmp_path / "state"}"\n'
+                      f'[display]\nkind = "png"\ndir = "{screen}"\n')
     script = f'exec 3<&{passed.fileno()}; LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" -m tantrix_pi run --config "$1"'
     proc = subprocess.Popen(["bash", "-c", script, sys.executable, str(config)], pass_fds=(passed.fileno(),),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        url = f"http://127.0.0.1:{passed.getsockname()[1]}/api/state"
+        port = passed.getsockname()[1]
+        url = f"http://127.0.0.1:{port}/api/state"
         end, state = time.monotonic() + 30, None
         while state is None and time.monotonic() < end and proc.poll() is None:
             try:
@@ -709,6 +723,10 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
             except httpx.TransportError:
                 time.sleep(0.2)
         assert state is not None and state["mode"] == "game" and state["players"] == ["R", "B"]
+        # the display's start page: the page's address, and a QR code of it for a phone to open
+        shown = set()
+        while not any(shown) and time.monotonic() < end and proc.poll() is None:
+            shown = {qr_in(f) for f in sorted(screen.glob("*.png"))[:3]}
     finally:
         proc.send_signal(signal.SIGTERM)
         out = proc.communicate(timeout=30)[0]
@@ -716,6 +734,7 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
         passed.close()
     assert proc.returncode == 0, out
     assert "pairing code" in out and "in use" not in out
+    assert f"http://127.0.0.1:{port}/" in shown, shown
 
 
 # -- the code ------------------------------------------------------------------------------------------
@@ -723,7 +742,6 @@ def test_the_web_modules_import_no_circle():
     """Every import between tantrix_pi.web's modules, those inside functions too, goes one way."""
     import ast
     from graphlib import CycleError, TopologicalSorter
-    from pathlib import Path
 
     import tantrix_pi.web
 

@@ -41,8 +41,8 @@ def address(request: Request, addresses: list[str]) -> str:
 
 
 def qr_svg(text: str) -> str:
-    """A QR code of `text` as inline SVG (segno)."""
-    return segno.make(text, error="m").svg_inline(scale=4, border=2, dark="#111", light="#fff")
+    """A QR code of `text` as inline SVG (segno; never a Micro QR code, which phones do not read)."""
+    return segno.make_qr(text, error="m").svg_inline(scale=4, border=2, dark="#111", light="#fff")
 
 
 def page(name: str):

@@ -172,11 +172,12 @@ def start(cfg, loop, hub, detect, profile=None, sock=None):
     except WebError as e:
         log.error("%s: the referee runs without its web page", e)
         return None
-    try:  # the display shows where the page is and the code that pairs a phone, until the first announcement
-        from tantrix_pi.devices.screen import Screen
+    try:  # the display shows where the page is (and its QR code) and the code that pairs a phone, until the
+        from tantrix_pi.devices.screen import Screen  # first announcement
 
+        where = addresses(sock)[-1]
         loop.commands.put(("screen", Screen(title=_("Web page"), lines=(
-            addresses(sock)[-1], _("Pairing code {code}").format(code=server.site.pairing.code)))))
+            where, _("Pairing code {code}").format(code=server.site.pairing.code)), qr=where)))
     except ImportError:
         log.info("no devices package: the pairing code is only in this log")
     return server
