@@ -245,6 +245,52 @@ def test_the_replay_counts_moves_and_shows_each_steps_scores_forced_spaces_and_r
     assert [tuple(f["cell"]) for f in at["forced"]] == rules.forced_spaces(accepted)
 
 
+def test_the_replay_says_who_plays_at_each_step(played):
+    from tantrix_pi.live.replay import replay
+
+    loop, _, _, _ = played
+    steps = replay(loop.store, loop.game).steps
+    ends = [(s, e) for s in steps for e in s.events if e.kind == "end_turn"]
+    assert ends and all(s.to_move == e.data["next"] for s, e in ends)
+    assert {s.to_move for s in steps[1:-1]} == {"R", "Y"} and steps[-1].to_move is None  # none once it is over
+
+
+def test_the_replay_shows_the_fills_owed_and_the_turn_the_referee_announces(tmp_path):
+    """The announcements of docs/live.md: `to_play` (who plays now) and `must_fill` (the spaces a player owes)."""
+    from web_fakes import play
+
+    loop, hub, _ = play(tmp_path, 60)
+    space = loop.view().forced[0]
+    loop.store.log_events(loop.game, [Event("to_play", "", {"player": "Y"}),
+                                      Event("must_fill", "", {"player": "Y", "spaces": [space["cell"]]})])
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        steps = client.get(f"/api/games/{loop.game}/steps").json()["steps"]
+        before, last = (client.get(f"/api/games/{loop.game}/steps/{i}").json() for i in (len(steps) - 2,
+                                                                                          len(steps) - 1))
+    assert loop.view().turn == "R" and last["to_move"] == "Y"
+    assert last["must_fill"] == [{"player": "Y", "letter": space["letter"], "cell": space["cell"],
+                                  "tiles": space["fits"]}]
+    assert before["must_fill"] == []
+
+
+def test_an_older_tile_taken_off_and_put_back_keeps_its_place_among_the_moves(tmp_path):
+    from web_fakes import play
+
+    from tantrix_pi.live.replay import replay
+
+    loop, _, _ = play(tmp_path, 60)
+    moves = replay(loop.store, loop.game).moves
+    third = moves[2]
+    board = loop.store.board(loop.game)
+    loop.store.log_events(loop.game, [Event("removed", "", {"tile": third["tile"], "cell": [third["q"], third["r"]]})])
+    loop.store.commit(loop.game, board, events=[Event("scores", "", {})])  # a step of its own, the board unchanged
+    loop.store.log_events(loop.game, [Event("restored", "", {"tile": third["tile"], "cell": [third["q"], third["r"]],
+                                                             "rot": third["rot"]})])
+    game = replay(loop.store, loop.game)
+    assert [s.moves for s in game.steps[-2:]] == [len(moves) - 1, len(moves)]
+    assert game.moves == moves
+
+
 def test_the_game_list_names_the_winner(played):
     loop, hub, memory, rec = played
     with TestClient(make_app(Site(hub, loop.store.path))) as client:

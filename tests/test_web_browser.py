@@ -218,8 +218,13 @@ def test_the_replay_slider_shows_the_board_at_every_step(demo):
     driver = browser(DESKTOP)
     try:
         driver.get(url + "replay")
-        steps = api(url + f"api/games/{api(url + 'api/state')['game']}/steps")["steps"]
+        state = api(url + "api/state")
+        steps = api(url + f"api/games/{state['game']}/steps")["steps"]
         wait_for(lambda: len(shown_in(driver, "#replay-board")) == 56, 20)
+        chosen = driver.find_element("css selector", "#game-choice option:checked").text  # date, players, winner
+        winner = {"R": "Red", "Y": "Yellow"}[state["winners"][0]]
+        line = rf"Game {state['game']}, \w{{3}} \d{{1,2}}, \d{{4}}, .+: Red, Yellow, {winner} won"
+        assert re.fullmatch(line, chosen), chosen
         slider = driver.find_element("id", "slider")
         assert int(slider.get_attribute("max")) == len(steps) - 1
         driver.execute_script("arguments[0].value = 1; arguments[0].dispatchEvent(new Event('input'))", slider)
@@ -278,6 +283,60 @@ def test_an_illegal_tile_is_unmistakable_on_the_first_screen_of_a_phone(ruled):
         phone.quit()
 
 
+def test_a_fill_owed_and_whose_turn_it_is_show_on_the_board_live_and_in_the_replay(tmp_path):
+    """The View's `to_move` and `must_fill` and the `must_fill` announcement (docs/live.md), as the referee makes
+    them: the banner, the space owed outlined, the player to move, and the banner gone once it is filled."""
+    from dataclasses import replace
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from web_fakes import play
+
+    from tantrix_pi.live.store import Event
+    from tantrix_pi.web.hub import Hub
+    from tantrix_pi.web.server import listen, serve
+
+    loop, _, _ = play(tmp_path, 60)
+    view = loop.view()
+    space = view.forced[0]
+    owed = {"player": "Y", "letter": space["letter"], "cell": space["cell"], "tiles": space["fits"]}
+    said = Event("must_fill", f"Yellow must fill {space['letter']} first.", {"player": "Y", "spaces": [space["cell"]]})
+    loop.store.log_events(loop.game, [said])
+    hub = Hub()
+    hub.show(replace(view, to_move="Y", must_fill=[owed]))
+    hub.announce(said)
+    server = serve(hub, listen("127.0.0.1", 0), state_db=loop.store.path)
+    url = f"http://127.0.0.1:{server.port}/"
+    cell = (str(space["cell"][0]), str(space["cell"][1]))
+    driver = browser(PHONE)
+    try:
+        driver.get(url)
+        banner = driver.find_element("id", "board-ruling")
+        assert banner.is_displayed() and banner.text == banner_text(space)
+        marked = driver.find_elements("css selector", "#board polygon.owed")
+        assert [(m.get_attribute("data-q"), m.get_attribute("data-r")) for m in marked] == [cell]
+        assert driver.find_element("id", "status").text == "Yellow to play."  # the referee's to_move, not turn
+        assert "to-move" in driver.find_element("css selector", ".score.colour-Y").get_attribute("class")
+        assert driver.find_element("css selector", "#events li.kind-must_fill").get_attribute("data-cells") == \
+            ",".join(cell)
+        wait_for(lambda: driver.find_element("id", "link").text == "Live")
+        hub.show(replace(view, to_move="R", must_fill=[]))  # filled: the stream says so
+        wait_for(lambda: not banner.is_displayed())
+        assert not driver.find_elements("css selector", "#board polygon.owed")
+        assert driver.find_element("id", "status").text == "Red to play."
+        driver.get(url + "replay")  # the replay's last step, where it was said
+        wait_for(lambda: driver.find_element("id", "replay-board-ruling").is_displayed())
+        assert driver.find_element("id", "replay-board-ruling").text == banner_text(space)
+        marked = driver.find_elements("css selector", "#replay-board polygon.owed")
+        assert [(m.get_attribute("data-q"), m.get_attribute("data-r")) for m in marked] == [cell]
+    finally:
+        driver.quit()
+        server.stop()
+
+
+def banner_text(space: dict) -> str:
+    return f"Yellow must fill forced space {space['letter']} first."
+
+
 def test_labels_letters_and_the_cells_an_announcement_names(ruled):
     url, state = ruled
     driver = browser(DESKTOP)
@@ -325,6 +384,9 @@ def test_the_moves_lead_into_the_replay_which_keeps_its_step_in_the_address(rule
         driver.get(url + f"replay?game={state['game']}&step={len(steps['steps']) - 1}")  # the illegal moment
         wait_for(lambda: driver.find_elements("css selector", "#replay-board g.tile.illegal"))
         assert driver.find_element("id", "replay-board-ruling").is_displayed()
+        driver.find_element("id", "previous").click()  # before it: no ruling
+        wait_for(lambda: not driver.find_elements("css selector", "#replay-board g.tile.illegal"))
+        assert not driver.find_element("id", "replay-board-ruling").is_displayed()
     finally:
         driver.quit()
 

@@ -32,6 +32,10 @@ class Step:
     """The forced spaces of the accepted tiles, as `View.forced`."""
     moves: int = 0
     """How many of the game's moves had been made (and accepted)."""
+    to_move: str | None = None
+    """Who plays now, as `View.to_move`: as this step's announcements say it, else the referee's turn."""
+    must_fill: list[dict] = field(default_factory=list)
+    """The fills this step's announcements say a player owes, as `View.must_fill`."""
 
 
 @dataclass
@@ -48,6 +52,7 @@ def replay(store: Store, game: int) -> Replay:
     referee = Referee(Setup.from_dict(store.setup(game)))
     steps: list[Step] = []
     moves: list[dict] = []
+    aside: dict[int, dict] = {}
     illegal: list[dict] = []
     before = Board()
     for i, (board, stored) in enumerate(store.steps(game)):
@@ -57,7 +62,7 @@ def replay(store: Store, game: int) -> Replay:
             before = board
         said += [_said_again(referee, e) for e in stored if e.board is None]
         for e in said:
-            _follow(moves, e, i)
+            _follow(moves, aside, e, i)
         illegal = [t for t in illegal if board.get(tuple(t["cell"])) == _placement(t)]
         illegal += [{k: e.data[k] for k in ("tile", "cell", "rot", "violations")} for e in said if e.kind == "illegal"]
         for m in moves:
@@ -65,7 +70,9 @@ def replay(store: Store, game: int) -> Replay:
         accepted = Board(p for p in board if not any(p.tile == t["tile"] for t in illegal))
         forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
                   for f in rules.forced_space_report(accepted)] if len(accepted) else []
-        steps.append(Step(board, said, referee.scores(), illegal, forced, sum(m["legal"] for m in moves)))
+        to_move = None if referee.over else next((w for e in reversed(said) if (w := _who_plays(e))), referee.turn)
+        steps.append(Step(board, said, referee.scores(), illegal, forced, sum(m["legal"] for m in moves), to_move,
+                          [owed for e in said if e.kind == "must_fill" for owed in _owed(e.data, forced)]))
     for n, m in enumerate(moves, 1):
         m["n"] = n
     return Replay(steps, moves)
@@ -80,20 +87,48 @@ def _placement(t: dict) -> Placement:
     return Placement(t["tile"], t["cell"][0], t["cell"][1], t["rot"])
 
 
-def _follow(moves: list[dict], e: Event, step: int) -> None:
-    """The moves after event `e`: a placement (legal or not) adds one, a tile taken off removes its move, a tile
-    turned or moved changes it."""
+def _follow(moves: list[dict], aside: dict[int, dict], e: Event, step: int) -> None:
+    """The moves after event `e`: a placement (legal or not) adds one; a tile taken back takes its move away, an
+    older tile taken off puts its move `aside` until it is restored (back in its place in the order); a tile
+    turned or moved changes its move (an illegal tile moved to where it may go: the player's move, now legal)."""
     d = e.data
     if e.kind in ("placed", "illegal") and "was" not in d:
         moves.append({"tile": d["tile"], "q": d["cell"][0], "r": d["cell"][1], "rot": d["rot"],
                       "player": d.get("player"), "forced": bool(d.get("forced")), "legal": e.kind == "placed",
                       "step": step})
     elif e.kind in ("taken_back", "removed"):
+        if e.kind == "removed":
+            aside.update((m["tile"], m) for m in moves if m["tile"] == d["tile"])
         moves[:] = [m for m in moves if m["tile"] != d["tile"]]
-    elif "was" in d:  # turned, moved or corrected (an illegal turn or move too)
+    elif e.kind == "restored" and d["tile"] in aside:
+        m = aside.pop(d["tile"])
+        m.update(q=d["cell"][0], r=d["cell"][1], rot=d.get("rot", m["rot"]))
+        moves.insert(next((k for k, n in enumerate(moves) if n["step"] > m["step"]), len(moves)), m)
+    elif "was" in d:  # turned, moved, restored or corrected (an illegal turn or move too)
         for m in moves:
             if m["tile"] == d["was"]["tile"]:
                 m.update(tile=d["tile"], q=d["cell"][0], r=d["cell"][1], rot=d["rot"])
+                m.update({k: d[k] for k in ("player", "forced") if k in d})
+
+
+def _who_plays(e: Event) -> str | None:
+    """Who plays after event `e`, when it says so."""
+    if e.kind == "to_play":
+        return e.data.get("player")
+    return e.data.get("next") if e.kind in ("placed", "end_turn") else None
+
+
+def _owed(d: dict, forced: list[dict]) -> list[dict]:
+    """A `must_fill` event's spaces (each a cell, or a dict with its cell) as `View.must_fill` has them: the
+    letter and the tiles that fit from the forced spaces of the moment, unless the event names them."""
+    out = []
+    for space in d.get("spaces", []):
+        cell = list(space["cell"] if isinstance(space, dict) else space)
+        known = next((f for f in forced if f["cell"] == cell), {})
+        named = space if isinstance(space, dict) else {}
+        out.append({"player": d.get("player"), "letter": named.get("letter", known.get("letter", "")), "cell": cell,
+                    "tiles": list(named.get("tiles", known.get("fits", [])))})
+    return out
 
 
 def _as_seen(before: Board, after: Board, stored: list[Stored]) -> list[Change]:

@@ -97,7 +97,8 @@ async def step(request: Request) -> Response:
                 "events": [{"kind": e.kind, "text": e.text, "data": e.data} for e in s.events],
                 "scores": s.scores, "breakdown": {c: {"line": b.line, "loop": b.loop, "score": b.score}
                                                   for c, b in scored.items()},
-                "forced": s.forced, "illegal": s.illegal, "players": store.setup(n).get("players", [])}
+                "forced": s.forced, "illegal": s.illegal, "to_move": s.to_move, "must_fill": s.must_fill,
+                "players": store.setup(n).get("players", [])}
 
     return await read_store(request, work)
 

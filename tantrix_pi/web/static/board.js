@@ -79,7 +79,19 @@ function drawBoard(holder, state, delta) {
     svg.dataset.tiles = tiles.children.length;
   }
   svg.setAttribute("aria-label", position(state, svg.querySelectorAll("g.tile").length));
+  drawOwed(svg, state.must_fill || []);
   drawOverlays(svg);
+}
+
+function drawOwed(svg, owed) {
+  // The forced spaces a player must fill before going on, outlined until they are filled.
+  const g = grid(svg);
+  const marks = layer(svg, "owed");
+  for (const m of owed) {
+    marks.append(svgEl("polygon", {class: "owed", "data-q": m.cell[0], "data-r": m.cell[1], "data-player": m.player,
+                                   points: g.outline(m.cell[0], m.cell[1], 0.92), fill: "none", stroke: "#ff8c00",
+                                   "stroke-width": 1.4, "stroke-dasharray": "3 1.5"}));
+  }
 }
 
 function position(state, tiles) {
@@ -91,6 +103,7 @@ function position(state, tiles) {
     parts.push(say("board_forced", {spaces: state.forced.map((f) => `${f.letter} (${f.cell[0]},${f.cell[1]})`).join(", ")}));
   }
   for (const i of state.illegal || []) parts.push(say("board_illegal", {tile: i.tile, q: i.cell[0], r: i.cell[1]}));
+  for (const m of state.must_fill || []) parts.push(say("must_fill", {player: playerName(m.player), letter: m.letter}));
   return parts.join(" ");
 }
 
@@ -119,7 +132,7 @@ function cellsOf(data) {
   add(data.cell);
   (data.cells || []).forEach(add);
   (data.violations || []).forEach((v) => (v.cells || []).forEach(add));
-  (data.spaces || []).forEach((s) => add(s.cell));
+  (data.spaces || []).forEach((s) => add(Array.isArray(s) ? s : s.cell));  // forced spaces, or the cells owed
   if (data.was) add([data.was.q, data.was.r]);
   return out.filter((c, i) => out.findIndex((d) => d[0] === c[0] && d[1] === c[1]) === i);
 }

@@ -50,7 +50,7 @@ function render(state, delta) {
   on("scores", (n) => showScores(n, state));
   on("status", (n) => text(n, statusLine(state)));
   on("last-ruling", (n) => {
-    const last = state.events.filter((e) => ["illegal", "refused", "taken_back", "game_over"].includes(e.kind)).pop();
+    const last = state.events.filter((e) => ["illegal", "refused", "taken_back", "removed", "must_fill", "game_over"].includes(e.kind)).pop();
     text(n, last ? last.text : "");
   });
   on("puzzle", (puzzle) => {

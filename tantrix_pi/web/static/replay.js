@@ -30,7 +30,7 @@ async function showStep(i) {
   showRuling(document.getElementById("replay-board-ruling"), step);
   document.getElementById("step-line").textContent = say("step", {
     step: i, steps: steps.length - 1, move: step.move, moves: step.moves, tiles: step.board.tiles.length});
-  showScores(document.getElementById("scores"), {...step, over: true});
+  showScores(document.getElementById("scores"), step);  // the player to move marked
   showForced(document.getElementById("forced"), step.forced);
   document.getElementById("step-events").replaceChildren(...step.events.map((e) => {
     const item = el("li", {class: "event kind-" + e.kind, "data-kind": e.kind}, e.text);
