@@ -5,7 +5,8 @@ stream, the live loop's frame time with and without them, and the bytes each pho
 
 The bundled demo game (its first --moves placements) is photographed into temporary JPEGs first, then
 replayed through the loop `tantrix-pi run` drives (service gate, real detector), --rounds times without the
-page and with the page and --clients clients following /api/events, alternating. The clients
+page and with the page and --clients clients following /api/events, alternating (without first in odd rounds,
+with first in even ones, so that a load on the machine that grows or falls weighs on both alike). The clients
 run in another process pinned to a core of its own (phones are other machines; the referee and its page's
 thread share the other cores): each loads the page once, then notes when every announcement reaches it; the
 latency is that time minus the moment the referee announced it (the event's "t"). Each counts the bytes it
@@ -193,8 +194,8 @@ def main() -> int:
         if (os.cpu_count() or 1) > 1:  # the referee (and its page's thread) off the clients' core
             os.sched_setaffinity(0, set(range(os.cpu_count() - 1)))
         results = {0: [], args.clients: []}
-        for _ in range(args.rounds):  # alternating, so that the machine's other load falls on both alike
-            for n in (0, args.clients):
+        for k in range(args.rounds):  # alternating, first one then the other, so that the machine's other load
+            for n in (0, args.clients)[::1 if k % 2 == 0 else -1]:  # (and its drift) falls on both alike
                 results[n].append(replay(folder, Path(tmp), n, args.camera_open))
     print(f"web page bench: {args.moves} placements of the demo game at {w}x{h}, real detector, "
           f"{args.clients} clients in another process ({args.camera_open} with the camera's picture open), "
@@ -211,7 +212,7 @@ def main() -> int:
             print(f"| {name} | {len(frames) + 1} | {means[n][-1]:.1f} | {statistics.median(frames):.1f} "
                   f"| {pct(frames, 90):.1f} | {got} |")
     without, with_page = statistics.median(means[0]), statistics.median(means[args.clients])
-    ratios = [w / o for o, w in zip(means[0], means[args.clients], strict=True)]  # each round's pair
+    ratios = [w / o for o, w in zip(means[0], means[args.clients], strict=True)]  # each round's pair, run together
     print()
     print(f"loop frame time, median of the runs' means: {without:.1f} ms without the page, {with_page:.1f} ms with "
           f"it; median of the rounds' ratios (with / without, run one after the other): "
