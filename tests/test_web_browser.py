@@ -387,6 +387,11 @@ def test_the_moves_lead_into_the_replay_which_keeps_its_step_in_the_address(rule
         driver.find_element("id", "previous").click()  # before it: no ruling
         wait_for(lambda: not driver.find_elements("css selector", "#replay-board g.tile.illegal"))
         assert not driver.find_element("id", "replay-board-ruling").is_displayed()
+        play = driver.find_element("id", "play")
+        play.click()  # plays on to the last step, then stops
+        assert play.text == "Pause"
+        wait_for(lambda: f"step={len(steps['steps']) - 1}" in driver.current_url and play.text == "Play")
+        assert driver.find_elements("css selector", "#replay-board g.tile.illegal")
     finally:
         driver.quit()
 
