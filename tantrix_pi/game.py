@@ -1,18 +1,19 @@
-"""A game of Tantrix for 2-4 players (docs/rules.md sections 2 and 4), and its record file (docs/game-record.md).
+"""A game of Tantrix for 2-4 players (docs/rules.md sections 2 and 4).
 
-`Game` is the core object the live referee drives, in the style of python-chess: `push(placement)` checks a
-placement and returns what a referee announces (or raises `IllegalMove` naming every violation), `pop()`
-undoes the last placement.
+`Game` is the core object the live referee drives, in the style of python-chess: `check(placement)` says what a
+placement would be (who makes it, a fill or the free move, every violation) and changes nothing; `push(placement)`
+plays it and returns what a referee announces (or raises `IllegalMove` naming every violation); `pop()` undoes
+the last placement. A game is a list of plain values, `Move`, `Draw` and `EndTurn`; its record file is
+`tantrix_pi.record`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from functools import cached_property
 
-from tantrix_pi.board import Board, BoardError, Placement, parse_json, placement_from_dict, read_text
+from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import EXIT_NO, TantrixError
 from tantrix_pi.i18n import _, listing, ngettext, player_name
 from tantrix_pi.rules import (
@@ -31,7 +32,6 @@ from tantrix_pi.rules import (
 from tantrix_pi.scoring import Outcome, Score, Termination, outcome, points_text, scores
 from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES, COLOURS
 
-RECORD_FORMAT = "tantrix-game/1"
 HAND_SIZE = 6
 MODES = ("game", "discovery", "rainbow", "solitaire", "four-lines", "four-loops", "gobble", "free")
 """What can be played at a table: a 2-4 player game, a solo puzzle, Gobble or free play (docs/rules.md)."""
@@ -100,19 +100,78 @@ class Move:
 
 
 @dataclass(frozen=True)
+class Draw:
+    """`player` drew `tile` from the bag to bring the hand back to six (hands known)."""
+
+    player: str
+    tile: int
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """`player` ended the turn (the referee's button)."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Hand:
+    """From here on `player` is known to hold `tiles` (dealt, or seen on the table)."""
+
+    player: str
+    tiles: frozenset[int]
+
+
+GameEvent = Move | Draw | EndTurn | Hand
+"""What a game is made of, in order."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a placement would be in the game as it stands: who makes it, whether it fills a forced space, whether
+    it begins the mover's turn (ending the previous player's), and every reason it may not be played."""
+
+    placement: Placement
+    player: str
+    fill: bool
+    passing: bool
+    violations: tuple[Violation, ...]
+    drawn: bool = False
+    """The tile is one the mover drew since their hand was last seen (`Game.check(..., unseen=True)`)."""
+
+    @property
+    def legal(self) -> bool:
+        return not self.violations
+
+
+@dataclass(frozen=True)
 class Announcement:
-    """What the referee says after a placement was accepted."""
+    """What the referee says after a placement was accepted (its forced spaces and words made when asked for)."""
 
     move: Move
     turn_passed: bool
     """This placement began the mover's turn (the previous player's turn ended with it)."""
-    forced: tuple[ForcedSpace, ...]
+    board: Board
+    """The board just after the placement."""
     bag: int
     bag_emptied: bool
     over: bool
     to_move: str
     """Whose turn it is now (still the mover until their turn ends)."""
-    messages: tuple[str, ...]
+    closing: tuple[str, ...]
+    """The lines said after the forced spaces: the bag, the result, who plays."""
+
+    @cached_property
+    def forced(self) -> tuple[ForcedSpace, ...]:
+        return tuple(forced_space_report(self.board))
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        p = self.move.placement
+        said = (_("{player}: tile {tile} at {cell} turn {rot} fills a forced space") if self.move.fill
+                else _("{player}: tile {tile} at {cell} turn {rot} (free move)"))
+        return (said.format(player=player_name(self.move.player), tile=p.tile, cell=fmt(p.cell), rot=p.rot),
+                *(forced_space_text(f) for f in self.forced), *self.closing)
 
     def __str__(self) -> str:
         return "\n".join(self.messages)
@@ -138,14 +197,15 @@ class Announcement:
 class _State:
     turn: int
     free_done: bool
-    hands: dict[str, set[int]] | None
+    hands: dict[str, set[int] | None]
     events: int
 
 
 class Game:
-    """A game in progress: players in seating order, the board, whose turn, the bag, hands if known.
+    """A game in progress: players in seating order, the board, whose turn, the bag, and each hand if known.
 
-    `events` holds the accepted moves and ends of turn (("end_turn", player)) in order: what a record stores.
+    `events` holds the accepted moves, draws and ends of turn in order. A hand is None while unknown: then
+    nothing is checked that needs it (the tile held, the forced fill owed).
     """
 
     def __init__(self, players: Iterable[str], hands: dict[str, Iterable[int]] | None = None) -> None:
@@ -154,21 +214,24 @@ class Game:
             raise GameError(_("a game needs 2-4 players of different colours, not {players}").format(
                 players=list(self.players)))
         self.board = Board()
-        self.hands: dict[str, set[int]] | None = None
-        if hands is not None:
-            self.hands = {p: set() for p in self.players}
-            for p, tiles in hands.items():
-                self.set_hand(p, tiles)
-        self.events: list = []
+        self.hands: dict[str, set[int] | None] = dict.fromkeys(self.players)
+        self.events: list[GameEvent] = []
         self._turn = 0
         self._free_done = False
         self._history: list[_State] = []
+        for p, tiles in (hands or {}).items():
+            self.set_hand(p, tiles)
 
     # -- state ---------------------------------------------------------------------------------
     @property
     def turn(self) -> str:
         """The colour of the player whose turn it is."""
         return self.players[self._turn]
+
+    @property
+    def next_player(self) -> str:
+        """Who plays after the player to move (seating order; a player out of tiles is skipped)."""
+        return self.players[self._next_turn()]
 
     @property
     def free_move_made(self) -> bool:
@@ -190,6 +253,21 @@ class Game:
         """The accepted placements in order."""
         return [e for e in self.events if isinstance(e, Move)]
 
+    @property
+    def dealt(self) -> dict[str, frozenset[int]] | None:
+        """Every hand as it was before the first placement, when all were known then and none was set since: what a
+        record carries (its draws follow in `events`); None otherwise."""
+        hands: dict[str, frozenset[int]] = {}
+        started = False
+        for e in self.events:
+            if isinstance(e, Move):
+                started = True
+            elif isinstance(e, Hand):
+                if started:
+                    return None
+                hands[e.player] = e.tiles
+        return hands if len(hands) == len(self.players) else None
+
     def is_over(self) -> bool:
         """True when all 56 tiles are on the table or no legal free move exists (a deadlock)."""
         return self.outcome() is not None
@@ -202,6 +280,18 @@ class Game:
         if len(self.board) == len(ALL_NUMBERS) or self._free_done:
             return False
         return not can_place(self.board, self._candidates(self.turn), self.bag_empty)
+
+    def turn_done(self) -> bool:
+        """The player to move has made the free move, has drawn (their hand known and full again) and holds no
+        tile that fits a forced space: their turn is over, whoever plays next."""
+        held = self.hands[self.turn]
+        return (self._free_done and held is not None and len(held) >= self.hand_size(self.turn)
+                and not self.obligations(self.turn))
+
+    @property
+    def to_play(self) -> str:
+        """Who is to play now: the next player once the mover's turn is known to be over, else the mover."""
+        return self.next_player if self.turn_done() else self.turn
 
     def scores(self) -> dict[str, Score]:
         """Each player's score (their colour's longest line or twice its largest loop)."""
@@ -221,7 +311,7 @@ class Game:
         if over is not None:
             return over.summary()
         facts = {"n": len(self.board), "bag": self.bag, "player": player_name(self.turn),
-                 "next": player_name(self.players[self._next_turn()]),
+                 "next": player_name(self.next_player),
                  "points": points_text({p: s.score for p, s in self.scores().items()})}
         if self._free_done:
             return ngettext("{n} tile on the table, {bag} in the bag; {player} has made the free move, {next} plays "
@@ -233,45 +323,80 @@ class Game:
 
     # -- hands ---------------------------------------------------------------------------------
     def set_hand(self, player: str, tiles: Iterable[int]) -> None:
-        """Tell the game what `player` holds (hands become known; the must-fill obligation is then checked)."""
+        """Tell the game what `player` holds (from now on the tile held and the forced fill are checked)."""
         player = self._player(player)
         tiles = set(tiles)
         bad = sorted(t for t in tiles if t not in ALL_NUMBERS)
         if bad:
             raise GameError(_("unknown tile {tile} in {player}'s hand").format(tile=bad[0], player=player_name(player)))
+        if len(tiles) > HAND_SIZE:
+            raise GameError(_("{player} cannot hold {n} tiles: a hand has at most six").format(
+                player=player_name(player), n=len(tiles)))
         on_board = sorted(tiles & self.board.tiles)
         if on_board:
             raise GameError(_("tile {tile} cannot be in {player}'s hand: it is on the table").format(
                 tile=on_board[0], player=player_name(player)))
-        if self.hands is None:
-            self.hands = {p: set() for p in self.players}
         for other, held in self.hands.items():
-            if other != player and tiles & held:
+            if other != player and held and tiles & held:
                 raise GameError(_("tile {tile} is already in {player}'s hand").format(
                     tile=min(tiles & held), player=player_name(other)))
         self.hands[player] = tiles
+        self.events.append(Hand(player, frozenset(tiles)))
 
     def draw(self, player: str, tile: int) -> None:
-        """`player` drew `tile` from the bag (hands known)."""
+        """`player` (hand known) drew `tile` from the bag; GameError when that cannot be (the bag is empty, the
+        hand is full, the tile is on the table or in a hand). Draws before the first placement are the deal."""
         player = self._player(player)
-        held = set(self.hands[player]) if self.hands else set()
-        self.set_hand(player, held | {tile})
+        held = self.hands[player]
+        if held is None:
+            raise GameError(_("{player}'s hand is not known: a draw cannot be followed").format(
+                player=player_name(player)))
+        refusal = self.cannot_draw(player, tile)
+        if refusal:
+            raise GameError(refusal)
+        if not self.moves:
+            self.set_hand(player, held | {tile})
+            return
+        held.add(tile)
+        self.events.append(Draw(player, tile))
+
+    def cannot_draw(self, player: str, tile: int) -> str | None:
+        """Why `player` (hand known) cannot draw `tile` now, or None when they can."""
+        facts = {"player": player_name(player), "tile": tile}
+        in_play = len(self.board) + sum(len(h) if h is not None else self.hand_size(p) for p, h in self.hands.items())
+        if in_play >= len(ALL_NUMBERS):
+            return _("{player} cannot draw tile {tile}: the bag is empty").format(**facts)
+        if len(self.hands[player]) >= HAND_SIZE:
+            return _("{player} cannot draw tile {tile}: the hand already holds six").format(**facts)
+        if tile in self.board.tiles or self.holder(tile) is not None:
+            return _("{player} cannot draw tile {tile}: it is in play").format(**facts)
+        return None
+
+    def holder(self, tile: int) -> str | None:
+        """The player whose known hand holds `tile`, if any."""
+        return next((p for p, held in self.hands.items() if held and tile in held), None)
 
     def hand_size(self, player: str) -> int:
-        """Tiles `player` holds, counted from the moves: six, less one per placement made once no draw followed."""
+        """Tiles `player` holds once they have drawn: six, less one per placement made once no draw followed."""
         last_draw = bag_empty_at(len(self.players))
         return HAND_SIZE - sum(1 for k, m in enumerate(self.moves, start=1) if m.player == player and k > last_draw)
 
     def obligations(self, player: str) -> list[tuple[Placement, ForcedSpace]]:
-        """Forced spaces `player` must fill now: one legal placement from their hand for each (hands known)."""
-        if self.hands is None:
+        """Forced spaces `player` must fill now: one legal placement from their hand for each (hand known)."""
+        return [(fills[0], space) for space, fills in self.owed(player)]
+
+    def owed(self, player: str) -> list[tuple[ForcedSpace, list[Placement]]]:
+        """Each forced space `player` could fill now, with one legal placement of every held tile that fits it."""
+        held = self.hands[player]
+        if not held:
             return []
         out = []
-        for space in forced_space_report(self.board, self.hands[player]):
-            for p in fits(self.board, space.cell, self.hands[player]):
-                if not why_illegal(self.board, p, self.bag_empty):
-                    out.append((p, space))
-                    break
+        for space in forced_space_report(self.board, held):
+            fills = [q for t in space.fits
+                     if (q := next((q for q in fits(self.board, space.cell, [t])
+                                    if not why_illegal(self.board, q, self.bag_empty)), None)) is not None]
+            if fills:
+                out.append((space, fills))
         return out
 
     def legal_moves(self) -> list[Placement]:
@@ -283,70 +408,85 @@ class Game:
         return legal
 
     # -- play ----------------------------------------------------------------------------------
-    def push(self, placement: Placement, player: str | None = None) -> Announcement:
-        """Play `placement` (by `player`, default: whoever's turn it is, passing the turn on a second free
-        move); return the announcement or raise IllegalMove with every violation, leaving the game as it was."""
+    def check(self, placement: Placement, player: str | None = None, unseen: bool = False) -> Judged:
+        """What `placement` by `player` would be, changing nothing. Without a player it is the one whose known hand
+        holds the tile, else whoever's turn it is (a second free move passes the turn).
+
+        `unseen`: the hands were last seen a moment ago (a live referee's camera): a tile from the bag that the mover
+        places while their hand is short of six is the tile they drew since, not a tile they do not hold."""
         p = placement
         if len(self.board) == len(ALL_NUMBERS):
-            raise IllegalMove([Violation(GAME_OVER, _("the game is over: all 56 tiles are on the table"))], p)
+            return Judged(p, self.turn, False, False,
+                          (Violation(GAME_OVER, _("the game is over: all 56 tiles are on the table")),))
         fill = p.cell not in self.board and self.board.occupied_neighbours(p.cell) >= FORCED_NEIGHBOURS
-        current = self.turn
-        nxt = self.players[self._next_turn()]
+        current, nxt = self.turn, self.next_player
+        player = self._player(player) if player is not None else self.holder(p.tile)
         violations: list[Violation] = []
-        passing = False
         if player is None:
             passing = self._free_done and not fill
+        elif player == current and not (nxt == current and self.turn_done()):  # else: alone with tiles, a new turn
+            passing = False
+            if self._free_done and not fill:
+                violations.append(Violation(TURN_ORDER, _(
+                    "{player} already made a free move this turn; only forced spaces may be filled").format(
+                    player=player_name(current))))
         else:
-            player = self._player(player)
-            if player != current:
-                if not self._free_done:
-                    violations.append(Violation(TURN_ORDER, _(
-                        "it is {player}'s turn and {player} has not made a free move yet").format(
-                        player=player_name(current))))
-                elif player != nxt:
-                    violations.append(Violation(TURN_ORDER, _(
-                        "after {current} it is {next}'s turn, not {player}'s").format(
-                        current=player_name(current), next=player_name(nxt), player=player_name(player))))
-                passing = True
-            elif self._free_done and not fill:
-                violations.append(self._free_move_made(current))
+            passing = True
+            if not self._free_done:
+                violations.append(Violation(TURN_ORDER, _(
+                    "it is {player}'s turn and {player} has not made a free move yet").format(
+                    player=player_name(current))))
+            elif player != nxt:
+                violations.append(Violation(TURN_ORDER, _("after {current} it is {next}'s turn, not {player}'s").format(
+                    current=player_name(current), next=player_name(nxt), player=player_name(player))))
         if passing:
             violations += self._left_unfilled(current)
         mover = nxt if passing else current
         violations += why_illegal(self.board, p, self.bag_empty)
-        if self.hands is not None:
-            if p.tile not in self.hands[mover] and passing and player is None and p.tile in self.hands[current]:
-                violations.append(self._free_move_made(current))
-            elif p.tile not in self.hands[mover]:
+        held = self.hands[mover]
+        drawn = False
+        if held is not None:
+            if p.tile not in held and unseen and len(held) < self.hand_size(mover):
+                drawn = self.cannot_draw(mover, p.tile) is None
+            if p.tile not in held and not drawn:
                 violations.append(Violation(NOT_IN_HAND, _("tile {tile} is not in {player}'s hand").format(
                     tile=p.tile, player=player_name(mover))))
             if not fill:
-                violations += [Violation(MUST_FILL, _("{player} must first fill forced space {letter} at {cell} "
-                                                      "(with tile {tile})").format(
-                    player=player_name(mover), letter=space.letter, cell=fmt(space.cell), tile=q.tile), (space.cell,))
-                               for q, space in self.obligations(mover)]
-        if violations:
-            raise IllegalMove(violations, p)
+                violations += [Violation(MUST_FILL, _(
+                    "{player} holds tile {tile}, which fits forced space {letter} at {cell}: fill it first").format(
+                    player=player_name(mover), tile=q.tile, letter=space.letter, cell=fmt(space.cell)), (space.cell,))
+                    for q, space in self.obligations(mover)]
+        return Judged(p, mover, fill, passing, tuple(violations), drawn)
 
+    def push(self, placement: Placement, player: str | None = None, unseen: bool = False) -> Announcement:
+        """Play `placement` (by `player`, as `check` decides without one; `unseen` as for `check`); return the
+        announcement, or raise IllegalMove with every violation, leaving the game as it was."""
+        judged = self.check(placement, player, unseen)
+        if judged.violations:
+            raise IllegalMove(judged.violations, placement)
+        return self._play(judged)
+
+    def _play(self, judged: Judged) -> Announcement:
+        p, mover = judged.placement, judged.player
         was_empty = self.bag_empty
-        self._history.append(_State(self._turn, self._free_done,
-                                    None if self.hands is None else {k: set(v) for k, v in self.hands.items()},
-                                    len(self.events)))
+        self._snapshot()  # before the unseen draw, so that pop() takes that back too
+        if judged.drawn:
+            self.draw(mover, p.tile)
         self.board.place(p)
-        if self.hands is not None:
+        if self.hands[mover] is not None:
             self.hands[mover].discard(p.tile)
-        if passing:
+        if judged.passing:
             self._turn = self._next_turn()
             self._free_done = False
-        if not fill:
+        if not judged.fill:
             self._free_done = True
-        move = Move(mover, p, fill)
+        move = Move(mover, p, judged.fill)
         self.events.append(move)
         out_of_tiles = self.hand_size(mover) == 0 and len(self.board) < len(ALL_NUMBERS)
         if out_of_tiles:
             self._turn = self._next_turn()
             self._free_done = False
-        return self._announce(move, passing, not was_empty and self.bag_empty, out_of_tiles)
+        return self._announce(move, judged.passing, not was_empty and self.bag_empty, out_of_tiles)
 
     def end_turn(self, player: str | None = None) -> str:
         """End the turn of the player to move (the referee's button); return who plays next."""
@@ -361,27 +501,30 @@ class Game:
         violations += self._left_unfilled(current)
         if violations:
             raise IllegalMove(violations)
-        self._history.append(_State(self._turn, self._free_done,
-                                    None if self.hands is None else {k: set(v) for k, v in self.hands.items()},
-                                    len(self.events)))
-        self.events.append(("end_turn", current))
+        self._snapshot()
+        self.events.append(EndTurn(current))
         self._turn = self._next_turn()
         self._free_done = False
         return self.turn
 
     def pop(self) -> Placement:
-        """Undo the last placement (and any end of turn after it); return it."""
+        """Undo the last placement (and any draw or end of turn after it); return it."""
         while self._history:
             state = self._history.pop()
-            event = self.events[state.events]
+            undone = self.events[state.events:]
             del self.events[state.events:]
             self._turn, self._free_done, self.hands = state.turn, state.free_done, state.hands
-            if isinstance(event, Move):
-                self.board.remove(event.placement.cell)
-                return event.placement
+            move = next((e for e in undone if isinstance(e, Move)), None)
+            if move is not None:
+                self.board.remove(move.placement.cell)
+                return move.placement
         raise IndexError("no placement to undo")
 
     # -- helpers -------------------------------------------------------------------------------
+    def _snapshot(self) -> None:
+        hands = {k: None if v is None else set(v) for k, v in self.hands.items()}
+        self._history.append(_State(self._turn, self._free_done, hands, len(self.events)))
+
     def _player(self, player: str) -> str:
         code = colour_code(player)
         if code not in self.players:
@@ -398,9 +541,8 @@ class Game:
         return self._turn
 
     def _candidates(self, player: str) -> set[int]:
-        if self.hands is not None:
-            return self.hands[player]
-        return set(ALL_NUMBERS) - self.board.tiles
+        held = self.hands[player]
+        return held if held is not None else set(ALL_NUMBERS) - self.board.tiles
 
     def _left_unfilled(self, player: str) -> list[Violation]:
         return [Violation(MUST_FILL, _("{player} must still fill forced space {letter} at {cell} (with tile {tile}) "
@@ -408,19 +550,9 @@ class Game:
             player=player_name(player), letter=space.letter, cell=fmt(space.cell), tile=q.tile), (space.cell,))
                 for q, space in self.obligations(player)]
 
-    @staticmethod
-    def _free_move_made(player: str) -> Violation:
-        return Violation(TURN_ORDER, _("{player} already made a free move this turn; only forced spaces may be "
-                                       "filled").format(player=player_name(player)))
-
     def _announce(self, move: Move, passing: bool, emptied: bool, out_of_tiles: bool) -> Announcement:
-        p = move.placement
         who = player_name(move.player)
-        forced = tuple(forced_space_report(self.board))
-        said = (_("{player}: tile {tile} at {cell} turn {rot} fills a forced space") if move.fill
-                else _("{player}: tile {tile} at {cell} turn {rot} (free move)"))
-        lines = [said.format(player=who, tile=p.tile, cell=fmt(p.cell), rot=p.rot)]
-        lines += [forced_space_text(f) for f in forced]
+        lines = []
         if emptied:
             lines.append(_("the bag is empty: the restrictions no longer apply"))
         over = len(self.board) == len(ALL_NUMBERS)
@@ -430,125 +562,9 @@ class Game:
             lines.append(_("{player} has played all tiles; {next} to play").format(player=who,
                                                                                    next=player_name(self.turn)))
         elif self._free_done:
-            nxt = player_name(self.players[self._next_turn()])
+            nxt = player_name(self.next_player)
             lines.append(_("{player} may fill forced spaces, then {next} plays").format(player=who, next=nxt)
-                         if forced else _("{next} to play").format(next=nxt))
+                         if forced_spaces(self.board) else _("{next} to play").format(next=nxt))
         else:
             lines.append(_("{player}'s free move next").format(player=who))
-        return Announcement(move, passing, forced, self.bag, emptied, over, self.turn, tuple(lines))
-
-    # -- records -------------------------------------------------------------------------------
-    def to_record(self) -> dict:
-        """The game as a `tantrix-game/1` record: players, then placements and ends of turn in order."""
-        out = []
-        for e in self.events:
-            if isinstance(e, Move):
-                out.append({"player": COLOUR_NAMES[e.player], **e.placement.to_dict()})
-            else:
-                out.append({"player": COLOUR_NAMES[e[1]], "end_turn": True})
-        return {"format": RECORD_FORMAT, "players": [COLOUR_NAMES[p] for p in self.players], "moves": out}
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_record(), indent=1) + "\n")
-
-
-@dataclass(frozen=True)
-class Record:
-    """A loaded game record: players in seating order and the events (Move or ("end_turn", player)).
-
-    A Move's `fill` is decided when it is played (it depends on the board then), so it is False here.
-    """
-
-    players: tuple[str, ...]
-    events: tuple
-
-
-def record_from_dict(data: object) -> Record:
-    """Read a `tantrix-game/1` record; GameError (exit 2) names the first problem found."""
-    if not isinstance(data, dict):
-        raise GameError(_("a game record must hold a JSON object"))
-    if data.get("format") != RECORD_FORMAT:
-        raise GameError(_("format is {found!r}, expected {wanted!r}").format(found=data.get("format"),
-                                                                           wanted=RECORD_FORMAT))
-    mode = data.get("mode", "game")
-    if mode not in MODES:
-        raise GameError(_("mode {mode!r} is not something played with Tantrix tiles: use one of {modes}").format(
-            mode=mode, modes=listing(MODES)))
-    if mode != "game":
-        raise GameError(_("this is a record of {mode}, not of a game: only games of 2-4 players are replayed")
-                        .format(mode=mode))
-    players = data.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise GameError(_("'players' must be a list of colours in seating order"))
-    players = tuple(colour_code(p) for p in players)
-    if not 2 <= len(players) <= 4 or len(set(players)) != len(players):
-        raise GameError(_("a game needs 2-4 players of different colours, not {players}").format(
-            players=list(players)))
-    moves = data.get("moves")
-    if not isinstance(moves, list):
-        raise GameError(_("'moves' must be a list"))
-    events = []
-    tiles: dict[int, int] = {}
-    cells: dict[tuple[int, int], int] = {}
-    for i, m in enumerate(moves):
-        where = f"moves[{i}]"
-        if not isinstance(m, dict) or not isinstance(m.get("player"), str):
-            raise GameError(_("{where} must be an object with a 'player'").format(where=where))
-        code = colour_code(m["player"])
-        if code not in players:
-            raise GameError(_("{where}: {player} is not one of the players").format(where=where,
-                                                                                    player=player_name(code)))
-        if m.get("end_turn") is True:
-            events.append(("end_turn", code))
-            continue
-        try:
-            p = placement_from_dict(m, where)
-        except BoardError as e:
-            raise GameError(str(e)) from None
-        if p.tile in tiles:
-            raise GameError(_("{where}: tile {tile} is placed twice (first in moves[{first}])").format(
-                where=where, tile=p.tile, first=tiles[p.tile]))
-        if p.cell in cells:
-            raise GameError(_("{where}: two tiles in cell {cell} (first in moves[{first}])").format(
-                where=where, cell=fmt(p.cell), first=cells[p.cell]))
-        tiles[p.tile] = i
-        cells[p.cell] = i
-        events.append(Move(code, p, False))
-    return Record(players, tuple(events))
-
-
-def load_record(path: str | Path) -> Record:
-    """Read a record file; one-line GameError/BoardError for anything malformed."""
-    text = read_text(path)
-    try:
-        return record_from_dict(parse_json(text, GameError))
-    except (GameError, BoardError) as e:
-        raise type(e)(f"{path}: {e}") from None
-
-
-class ReplayError(IllegalMove):
-    """An illegal event in a record: which one (0-based `index`) and why."""
-
-    def __init__(self, index: int, event, error: IllegalMove) -> None:
-        self.index = index
-        self.event = event
-        super().__init__(error.violations, error.placement)
-
-
-def replay_events(game: Game, record: Record) -> Iterator[tuple[object, Announcement | str]]:
-    """Play a record's events on `game` one by one, yielding (event, announcement or next player after an end
-    of turn); raise ReplayError at the first illegal event."""
-    for i, event in enumerate(record.events):
-        try:
-            if isinstance(event, Move):
-                yield event, game.push(event.placement, event.player)
-            else:
-                yield event, game.end_turn(event[1])
-        except IllegalMove as e:
-            raise ReplayError(i, event, e) from None
-
-
-def replay_game(record: Record) -> tuple[Game, list[tuple[object, Announcement | str]]]:
-    """Replay a whole record; return the game and every (event, announcement); ReplayError if one is illegal."""
-    game = Game(record.players)
-    return game, list(replay_events(game, record))
+        return Announcement(move, passing, self.board.copy(), self.bag, emptied, over, self.turn, tuple(lines))

@@ -49,7 +49,7 @@ UNFITTED_SPACE = "solitaire-unfitted-forced-space"
 
 
 @dataclass(frozen=True)
-class Draw:
+class ToDraw:
     """What the player draws after a placement: `tiles` from the bag now, `bonus` of them for a filled forced
     space; `bag` tiles are left after that."""
 
@@ -165,7 +165,7 @@ class Solitaire:
             out += [Violation(UNFITTED_SPACE, text.format(tile=p.tile, cell=fmt(c)), (p.cell, c)) for c in unfitted]
         return out
 
-    def push(self, placement: Placement) -> Draw:
+    def push(self, placement: Placement) -> ToDraw:
         """Play `placement`; return what to draw now, or raise IllegalMove with every violation, changing nothing."""
         violations = self.why_illegal(placement)
         if violations:
@@ -179,7 +179,7 @@ class Solitaire:
             self.hand.discard(placement.tile)
         self.fills += fill
         tiles = self.drawn - before
-        return Draw(tiles, min(int(fill), max(0, tiles - 1)), self.bag)
+        return ToDraw(tiles, min(int(fill), max(0, tiles - 1)), self.bag)
 
     def pop(self) -> Placement:
         """Undo the last placement and return it."""

@@ -47,16 +47,29 @@ HEADER = 6
 """Rows at the top of a fake frame that carry the board's JSON."""
 
 
-def frame_of(board: Board, hand: bool = False, seed: int = 0) -> np.ndarray:
+ZONES = {p: ((x, y), (x + 0.5, y), (x + 0.5, y + 0.1), (x, y + 0.1))
+         for p, (x, y) in {"R": (0.0, 0.88), "Y": (0.5, 0.88), "G": (0.0, 0.06), "B": (0.5, 0.06)}.items()}
+"""Each seat's hand zone in a `frame_of` frame (fractions of it, as config [seats] gives them)."""
+
+
+def frame_of(board: Board, hand: bool = False, seed: int = 0, hands: dict | None = None) -> np.ndarray:
     """A small BGR frame: tiles drawn as bright squares, the board's JSON in the top rows; a hand is a
-    random blob over the middle (what the motion gate must catch)."""
+    random blob over the middle (what the motion gate must catch). `hands`: the tiles lying in each seat's zone
+    (ZONES), which the detector reads as loose tiles there."""
     img = np.full((*FRAME, 3), 60, np.uint8)
     for p in board:
         x, y = centre(p.cell, 6.0)
         cx, cy = int(80 + x), int(60 + y)
         img[max(HEADER, cy - 4):cy + 4, max(0, cx - 4):cx + 4] = (40 * p.rot % 255, 5 * p.tile % 255, 200)
     shown = [] if hand else list(board)  # under a hand the detector would miss tiles: show it none
-    data = json.dumps([[p.tile, p.q, p.r, p.rot] for p in shown]).encode()
+    tiles = [[p.tile, p.q, p.r, p.rot] for p in shown]
+    data = json.dumps(tiles if hands is None or hand else {"tiles": tiles, "hands": {
+        p: sorted(h) for p, h in hands.items()}}).encode()
+    for i, (p, h) in enumerate(sorted((hands or {}).items())):  # each hand's tiles as marks in its zone
+        (x0, y0), *_ = ZONES[p]
+        for j, t in enumerate(sorted(h)):
+            img[int(y0 * FRAME[0]) + 2:int(y0 * FRAME[0]) + 6, int(x0 * FRAME[1]) + 2 + 12 * j:][:, :8] = (
+                5 * t % 255, 30 * i, 90)
     row = np.zeros(HEADER * FRAME[1] * 3, np.uint8)
     row[:2] = divmod(len(data), 256)
     row[2:2 + len(data)] = np.frombuffer(data, np.uint8)
@@ -72,10 +85,16 @@ def detect_frame(img: np.ndarray, confidence: float = 0.95) -> Detection:
     row = img[:HEADER].reshape(-1)
     n = int(row[0]) * 256 + int(row[1])
     try:
-        tiles = json.loads(bytes(row[2:2 + n]).decode())
+        data = json.loads(bytes(row[2:2 + n]).decode())
     except (UnicodeDecodeError, json.JSONDecodeError):
         return Detection()
-    return seen(Board(Placement(*t) for t in tiles), confidence=confidence)
+    tiles, hands = (data["tiles"], data["hands"]) if isinstance(data, dict) else (data, {})
+    det = seen(Board(Placement(*t) for t in tiles), confidence=confidence)
+    for p, held in hands.items():
+        (x0, y0), _, (x1, y1), _ = ZONES[p]
+        det.loose += [Unread(((x0 + (x1 - x0) * (j + 0.5) / 7) * FRAME[1], (y0 + y1) / 2 * FRAME[0]), "loose", t)
+                      for j, t in enumerate(held)]
+    return det
 
 
 def scene_frames(scenes) -> list[np.ndarray]:
@@ -90,12 +109,13 @@ def scene_frames(scenes) -> list[np.ndarray]:
 def scene_source(scenes, commands_of):
     """A replay of scenes that presses their buttons into the loop's command queue (`commands_of()`)."""
     from tantrix_pi.devices.sources import ReplaySource
+    from tantrix_pi.live.commands import pressed
 
     def frames():
         for i, s in enumerate(scenes):
             for j in range(s.frames):
                 yield frame_of(s.board, s.hand, seed=1000 * i + j)
             if s.press:
-                commands_of().put((s.press, None))
+                commands_of().put(pressed(s.press))
 
     return ReplaySource(frames)

@@ -2,8 +2,9 @@
 
 usage: python3 live_kill_driver.py STATE_DIR T0 FPS MOVES [--say-ready]
 The table shows frame int((now - T0) * FPS) of a scripted game of MOVES placements, so a restarted
-process sees the table as it is now, as a camera would. With --say-ready it prints "ready" once its
-SIGTERM handler is installed and the camera is up (what READY=1 tells systemd).
+process sees the table as it is now, as a camera would. SIGTERM and SIGINT reach it through the service's
+handler (StopRequest). With --say-ready it prints "ready" once that handler is installed and the camera is
+up (what READY=1 tells systemd). Its last line says whether a signal stopped it or the recording ended.
 """
 
 import sys
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from live_fakes import detect_frame, scene_frames  # noqa: E402
 
+from tantrix_pi.commands.live import StopRequest  # noqa: E402
 from tantrix_pi.devices.sources import EndOfRecording, FrameSource  # noqa: E402
 from tantrix_pi.live.loop import LiveLoop  # noqa: E402
 from tantrix_pi.live.recording import game_moves, script  # noqa: E402
@@ -60,11 +62,13 @@ def main():
     state, t0, fps, n = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
     frames = scene_frames(script(game(n), still=10, hand=4))
     notifier = ReadyLine() if "--say-ready" in sys.argv else None
+    stop_request = StopRequest()  # the service's SIGTERM / SIGINT handler, installed as `run` installs it
     loop = LiveLoop(TableClock(frames, t0, fps), detect_frame, Store(state / "state.db"), Setup(),
                     JsonLinesSink(state / "events.jsonl"), notifier=notifier)
-    loop.stop_on_signals()
+    stop_request.attach(loop)
     loop.run()
-    print(f"stopped after {loop.stats.frames} frames", flush=True)
+    ended = "stopped" if loop.stop_requested else "the recording ended"
+    print(f"{ended} after {loop.stats.frames} frames", flush=True)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,12 @@ def press(pin, down=0.0):
     pin.drive_high()
 
 
-def settle():
-    time.sleep(0.05)  # more than the tests' debounce time of 0.02 s
+def settle(buttons, timeout=10.0):
+    """Wait until every pin has kept still for the debounce time and been looked at again."""
+    deadline = time.monotonic() + timeout
+    while any(t.is_alive() for t in list(buttons._timers.values())):
+        assert time.monotonic() < deadline, "debounce timers never fired"
+        time.sleep(0.005)
 
 
 def test_next_and_back_queue_one_event_per_press(mock_factory):
@@ -58,22 +62,22 @@ def test_contact_bounce_gives_a_single_press(mock_factory):
         pin.drive_low()
         pin.drive_high()
     pin.drive_low()
-    settle()
+    settle(buttons)
     assert drain(buttons.events) == [Event.NEXT]
     for _ in range(3):  # chatter on release
         pin.drive_high()
         pin.drive_low()
     pin.drive_high()
-    settle()
+    settle(buttons)
     assert drain(buttons.events) == []
     pin.drive_low()
     pin.drive_high()  # a glitch shorter than the debounce time is no press
-    settle()
+    settle(buttons)
     assert drain(buttons.events) == []
     pin.drive_low()
-    settle()
+    settle(buttons)
     pin.drive_high()
-    settle()
+    settle(buttons)
     assert drain(buttons.events) == [Event.NEXT], "a real second press counts"
 
 
@@ -81,16 +85,15 @@ def test_menu_press_is_menu_and_holding_it_is_new_game(mock_factory):
     buttons = Buttons(hold_seconds=0.15, debounce=0.02)
     pin = mock_factory.pin(DEFAULT_PINS["menu"])
     pin.drive_low()
-    settle()
+    settle(buttons)
     assert drain(buttons.events) == [], "menu waits for release: it could become a hold"
     pin.drive_high()
-    settle()
+    settle(buttons)
     assert drain(buttons.events) == [Event.MENU]
     pin.drive_low()
-    time.sleep(0.4)
-    assert drain(buttons.events) == [Event.NEW_GAME], "sent while still held"
+    assert buttons.events.get(timeout=10) == Event.NEW_GAME, "sent while still held"
     pin.drive_high()
-    settle()
+    settle(buttons)
     assert drain(buttons.events) == [], "no menu event after a hold"
 
 

@@ -26,15 +26,14 @@ def test_check_reports_a_missing_display_in_one_line(capsys):
 
 def test_check_prints_button_presses_and_shows_them(tmp_path, capsys, mock_factory):
     def presser():
-        time.sleep(0.2)
-        mock_factory.pin(5).drive_low()
-        time.sleep(0.1)
-        mock_factory.pin(5).drive_high()
+        pin = mock_factory.pin(5)
+        while pin.when_changed is None:  # until the command watches the buttons
+            time.sleep(0.01)
+        pin.drive_low()  # held down: the press counts once it has kept still for the debounce time
 
-    thread = threading.Thread(target=presser)
+    thread = threading.Thread(target=presser, daemon=True)
     thread.start()
-    code = main(["devices", "check", "--display", f"png:{tmp_path}", "--buttons", "5,6,13", "--seconds", "0.6"])
-    thread.join()
+    code = main(["devices", "check", "--display", f"png:{tmp_path}", "--buttons", "5,6,13", "--seconds", "3"])
     assert code == 0
     assert "button: next" in capsys.readouterr().out
     assert len(list(tmp_path.glob("frame-*.png"))) == 2

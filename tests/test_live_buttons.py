@@ -36,7 +36,7 @@ class Rig:
 
     def __init__(self, tmp_path, factory, board: Board, sections: dict) -> None:
         self.cfg = config.from_dict({"buttons": {**PINS, "hold_s": 0.5}, **sections})
-        self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice["enabled"])
+        self.sink, self.voice = MemorySink(), FakeVoice(enabled=self.cfg.voice.enabled)
         self.store = Store(tmp_path / "state.db")
         self.table = Table(board)
         self.loop = LiveLoop(self.table, detect_frame, self.store, setup_of(self.cfg),
@@ -45,13 +45,23 @@ class Rig:
         self.buttons = start_buttons(self.cfg, self.loop, pin_factory=self.factory)
         assert self.buttons is not None and self.loop.menu is not None
 
-    def press(self, name: str, hold: float = 0.08) -> None:
+    def press(self, name: str, held: bool = False) -> None:
+        """Press and release button `name` (`held`: until it has said so), then run one loop step."""
         pin = self.factory.pin(PINS[name])
         pin.drive_low()
-        time.sleep(hold)
+        self.wait(lambda: name in self.buttons.down)
+        if held:
+            self.wait(lambda: not self.loop.buttons.empty())
         pin.drive_high()
-        time.sleep(0.1)  # past the debounce time
+        self.wait(lambda: name not in self.buttons.down)
         self.loop.step()
+
+    @staticmethod
+    def wait(condition, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, "the buttons never settled"
+            time.sleep(0.002)
 
     def run_until(self, seen, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
@@ -85,7 +95,7 @@ def test_next_back_and_holding_menu_reach_the_referee(rig):
     rig.press("next")
     assert rig.sink.events[-1].text == "Green ends the turn: Red to play."
     first = rig.loop.game
-    rig.press("menu", hold=0.9)  # held: a new game, same settings
+    rig.press("menu", held=True)  # held: a new game, same settings
     assert rig.sink.events[-1].kind == "new_game" and rig.loop.game == first + 1
     assert rig.store.current_game() == (rig.loop.game, {"mode": "game", "players": ["G", "R"], "puzzle": None})
 
@@ -141,7 +151,7 @@ def test_calibration_from_the_menu_runs_on_the_loops_frames_with_progress(rig):
         calls.append((step, frame.shape))
         return (False, "no sheet in view") if len(calls) == 1 else (True, "")
 
-    rig.loop.calibrate = calibrate
+    rig.loop.jobs.calibrate = calibrate
     rig.loop.step()  # a first frame
     rig.press("menu")
     while rig.sink.screens[-1].lines[rig.sink.screens[-1].selected] != "Calibrate camera":

@@ -4,12 +4,14 @@ the default config that systemd/install.sh writes."""
 import re
 import subprocess
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from tantrix_pi.live import config
-from tantrix_pi.live.config import SCHEMA, ConfigError
+from tantrix_pi.live.config import SECTIONS, ConfigError
+from tantrix_pi.live.hands import in_pixels
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,8 +21,8 @@ def test_every_display_option_of_the_devices_package_is_configurable(kind):
     from tantrix_pi.devices.display import MODELS, OPTIONS, _check_options
 
     cfg = config.from_dict({"display": {"kind": kind}})
-    assert cfg.display_options == OPTIONS[MODELS[kind].bus]  # the same keys, the same defaults
-    _check_options(MODELS[kind], cfg.display_options)  # the devices package takes them as they are
+    assert cfg.display.options == OPTIONS[MODELS[kind].bus]  # the same keys, the same defaults
+    _check_options(MODELS[kind], cfg.display.options)  # the devices package takes them as they are
 
 
 def test_display_and_voice_settings_reach_the_devices(tmp_path):
@@ -33,7 +35,7 @@ def test_display_and_voice_settings_reach_the_devices(tmp_path):
     assert display.display.size == (128, 64) and display.display.page_seconds == 1.5
     assert voice.voice.enabled is False  # there, silent until the menu switches it on
     cfg = config.from_dict({"display": {"kind": "st7789", "rotate": 1, "spi_speed_hz": 8_000_000}})
-    assert cfg.display_options["rotate"] == 1 and cfg.display_options["spi_speed_hz"] == 8_000_000
+    assert cfg.display.options["rotate"] == 1 and cfg.display.options["spi_speed_hz"] == 8_000_000
 
 
 @pytest.mark.parametrize("data, says", [
@@ -71,7 +73,7 @@ def test_the_config_install_sh_writes_is_read_by_the_service_and_holds_the_defau
             assert getattr(cfg, section) == getattr(defaults, section), section
             continue
         for key in keys:
-            assert getattr(cfg, section)[key] == getattr(defaults, section)[key], f"{section}.{key}"
+            assert getattr(getattr(cfg, section), key) == getattr(getattr(defaults, section), key), f"{section}.{key}"
 
 
 def documented_keys() -> dict[str, set[str]]:
@@ -88,7 +90,8 @@ def documented_keys() -> dict[str, set[str]]:
 
 
 def test_docs_config_md_lists_exactly_the_schemas_keys():
-    assert documented_keys() == {"": set(config.TOP), **{s: set(keys) for s, keys in SCHEMA.items()}}
+    schema = {s: {f.name for f in fields(cls)} for s, cls in SECTIONS.items()}
+    assert documented_keys() == {"": set(config.TOP), **schema}
 
 
 def test_config_and_profile_take_the_state_folder_from_systemd_alike(tmp_path, monkeypatch):
@@ -103,3 +106,36 @@ def test_config_and_profile_take_the_state_folder_from_systemd_alike(tmp_path, m
     f.write_text("[paths]\nstate_dir = 3\n")
     with pytest.raises(ConfigError, match="paths.state_dir = 3 is wrong"):
         config.load(f)
+
+
+def test_seats_give_each_colour_its_hand_zone_in_fractions_and_in_pixels():
+    assert config.from_dict({}).seats.zones == {}  # no zones unless configured
+    cfg = config.from_dict({"mode": {"players": ["red", "blue"]},
+                            "seats": {"red": [[0, 0.8], [1, 0.8], [1.0, 1], [0.0, 1.0]],
+                                      "green": [[0.0, 0.0], [0.25, 0.0], [0.0, 0.5]]}})  # green does not play
+    assert cfg.seats.zones == {"R": ((0.0, 0.8), (1.0, 0.8), (1.0, 1.0), (0.0, 1.0)),
+                               "G": ((0.0, 0.0), (0.25, 0.0), (0.0, 0.5))}
+    assert in_pixels(cfg.seats.zones["R"], (640, 480)).tolist() == [[0, 384], [640, 384], [640, 480], [0, 480]]
+    assert in_pixels(cfg.seats.zones["G"], (640, 480)).tolist() == [[0, 0], [160, 0], [0, 240]]
+
+
+@pytest.mark.parametrize("zone, says", [
+    ([[0, 0], [1, 0]], "seats.red = [[0, 0], [1, 0]] is wrong: expected 3 or more [x, y] points"),
+    ([[0, 0], [1.2, 0], [1, 1]], "seats.red = [[0, 0], [1.2, 0], [1, 1]] is wrong: expected 3 or more"),
+    ([[0, 0], [1, 0], "x"], "is wrong: expected 3 or more [x, y] points, each a fraction 0..1"),
+    ([[0, 0], [1, 1], [1, 0], [0, 1]], "seats.red = [[0, 0], [1, 1], [1, 0], [0, 1]] is wrong: expected a polygon "
+                                       "whose sides do not cross"),  # a bow tie
+    ([[0, 0], [0.5, 0.5], [1, 1]], "expected a polygon whose sides do not cross"),  # a line, no area
+    ([[0, 0], [1, 0], [0.5, 0], [0.5, 1]], "expected a polygon whose sides do not cross"),  # a side folds back
+    ([[0, 0], [0, 0], [1, 0], [0, 1]], "expected a polygon whose sides do not cross"),  # a corner twice
+    ([[0, 0], [1, 0], [1, 1], [0.5, 0], [0, 1]], "expected a polygon whose sides do not cross"),  # a corner on a side
+])
+def test_a_hand_zone_that_cannot_be_is_one_line_naming_the_key(zone, says):
+    with pytest.raises(ConfigError) as e:
+        config.from_dict({"seats": {"red": zone}})
+    assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_zone_shaped_like_a_hand_along_the_edge_is_taken():
+    l_shape = [[0, 0.7], [0.3, 0.7], [0.3, 0.9], [1, 0.9], [1, 1], [0, 1]]  # not convex, its sides meet nowhere
+    assert len(config.from_dict({"seats": {"blue": l_shape}}).seats.zones["B"]) == 6

@@ -16,11 +16,13 @@ from unprivileged import open_folder, run_cli
 from tantrix_pi.board import Board
 from tantrix_pi.cli import main
 from tantrix_pi.devices.sources import EndOfRecording, FrameSource
+from tantrix_pi.live.commands import NewGame
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sinks import MemorySink
-from tantrix_pi.live.store import Store
+from tantrix_pi.live.store import Store, WriteError
 from tantrix_pi.simulator import render
 
 
@@ -144,7 +146,7 @@ def test_a_full_state_disk_keeps_the_game_in_memory_and_on_the_screen_until_it_i
     sink = MemorySink()
     per_move = len(frames) // len(moves)
     loop = LiveLoop(FillingDisk(frames, store, full=0, freed=20 * per_move), detect_frame, store, Setup(), sink,
-                    retry_s=0.0)
+                    saves=SaveQueue(retry_s=0.0))
     loop.run()
     said = [e.text for e in sink.events if e.kind == "storage"]
     assert said == ["Can't save the game (database or disk is full): refereeing goes on from memory until it can "
@@ -167,14 +169,37 @@ def test_a_new_game_is_refused_while_the_game_cannot_be_saved(tmp_path):
     store = Store(tmp_path / "state.db")
     frames = scene_frames(script(game_moves(3)[:24], still=4, hand=2))
     loop = LiveLoop(FillingDisk(frames, store, full=0, freed=10 ** 6), detect_frame, store, Setup(), MemorySink())
-    while not loop.unsaved:
+    while not loop.saves.waiting:
         assert loop.step(), "the disk never filled"
     game = loop.game
-    loop.commands.put(("new_game", None))
+    loop.commands.put(NewGame())
     loop.step()
     assert loop.game == game and store.current_game()[0] == game
     assert loop.sink.events[-1].kind == "refused"
     assert "No new game while the game cannot be saved (database or disk is full)" in loop.sink.events[-1].text
+
+
+def test_the_save_queue_tries_what_waits_every_retry_s_oldest_first_and_says_it_once(tmp_path):
+    clock, full, written = [0.0], [True], []
+
+    def write(n):
+        def run():
+            if full[0]:
+                raise WriteError(tmp_path / "state.db", "database or disk is full")
+            written.append(n)
+        return run
+
+    saves = SaveQueue(retry_s=1.0, clock=lambda: clock[0])
+    assert [e.data for e in saves.save(write(1))] == [{"saved": False, "reason": "database or disk is full"}]
+    assert saves.save(write(2)) == [] and saves.reason == "database or disk is full"  # said once
+    clock[0] = 0.9
+    assert not saves.due()
+    clock[0] = 1.0
+    assert saves.due() and saves.flush() == [] and not saves.due()  # still full: the next try a second later
+    full[0] = False
+    clock[0] = 2.0
+    assert saves.due() and [e.text for e in saves.flush()] == ["The game is saved again."]
+    assert written == [1, 2] and saves.reason is None and not saves.waiting
 
 
 @pytest.mark.parametrize("damage", ["corrupt", "empty"])

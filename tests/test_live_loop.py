@@ -4,7 +4,11 @@ import numpy as np
 import pytest
 from live_fakes import B, detect_frame, frame_of, scene_frames, scene_source
 
+from tantrix_pi import rules
+from tantrix_pi.board import Board
 from tantrix_pi.devices.sources import CameraGone, FrameSource, sequence_source
+from tantrix_pi.live.camera import CameraWatch
+from tantrix_pi.live.commands import EndTurn, NewGame, Undo
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
@@ -41,6 +45,19 @@ def test_replay_announces_each_placement_once_and_the_illegal_one_taken_back(tmp
     assert store.board(loop.game) == B(*[(p.tile, p.q, p.r, p.rot) for p in moves])
     assert [e.kind for e in store.events(loop.game)] == kinds(sink)  # everything announced was stored
     assert "scores" in kinds(sink)
+
+
+def test_the_view_names_the_illegal_tile_and_draws_no_forced_space_of_its_own(tmp_path):
+    moves = GAME[:8]
+    loop, sink, _store = run_loop(tmp_path, scene_frames(script(moves, still=4, hand=2, illegal_at=5)))
+    at = next(i for i, e in enumerate(sink.events) if e.kind == "illegal")
+    bad = sink.events[at].data
+    view = next(v for v in sink.views if v.illegal)
+    assert view.illegal == [{"tile": bad["tile"], "cell": bad["cell"], "rot": bad["rot"],
+                             "violations": bad["violations"]}]
+    accepted = Board(p for p in view.board if p.tile != bad["tile"])
+    assert [f["cell"] for f in view.forced] == [list(f.cell) for f in rules.forced_space_report(accepted)]
+    assert view.to_move in ("R", "B") and sink.views[-1].illegal == []
 
 
 def test_a_hand_over_the_board_never_yields_an_event(tmp_path):
@@ -125,7 +142,8 @@ def test_camera_faults_are_reported_and_recovered_without_losing_a_move(tmp_path
     def sleep(s):
         clock[0] += s
 
-    loop = LiveLoop(cam, detect_frame, store, Setup(), sink, clock=lambda: clock[0], sleep=sleep, retry_s=1.0)
+    loop = LiveLoop(CameraWatch(cam, clock=lambda: clock[0], sleep=sleep, retry_s=1.0), detect_frame, store, Setup(),
+                    sink)
     loop.run()
     texts = [e.text for e in sink.events if e.kind == "camera"]
     assert texts[0] == "Camera lost: camera unplugged. Retrying."
@@ -140,8 +158,8 @@ def test_no_camera_at_start_is_said_once_and_retried(tmp_path):
     cam = FlakyCamera([frame_of(B())] * 2, {}, clock)
     cam.down_until = 2.5
     sink = MemorySink()
-    loop = LiveLoop(cam, detect_frame, Store(tmp_path / "s.db"), Setup(), sink, clock=lambda: clock[0],
-                    sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(CameraWatch(cam, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)),
+                    detect_frame, Store(tmp_path / "s.db"), Setup(), sink)
     loop.run()
     assert [e.text for e in sink.events] == ["No camera: no camera on /dev/video0. Retrying.", "Camera is back."]
     assert cam.opened == 1
@@ -159,8 +177,8 @@ def test_an_undecodable_video_is_said_once_and_retried_ever_more_slowly(tmp_path
         clock[0] += s
 
     sink = MemorySink()
-    loop = LiveLoop(video_source(clip), detect_frame, Store(tmp_path / "s.db"), Setup(), sink,
-                    clock=lambda: clock[0], sleep=sleep)
+    loop = LiveLoop(CameraWatch(video_source(clip), clock=lambda: clock[0], sleep=sleep), detect_frame,
+                    Store(tmp_path / "s.db"), Setup(), sink)
     while clock[0] < 120:
         loop.step()
     assert [e.text for e in sink.events] == [f"No camera: {clip}: cannot be decoded as a video. Retrying."]
@@ -187,8 +205,9 @@ class Flapping(FrameSource):
 def test_a_source_that_opens_but_gives_no_frame_is_lost_once_and_back_once(tmp_path):
     clock = [0.0]
     sink = MemorySink()
-    loop = LiveLoop(Flapping([frame_of(B())] * 3, broken=6), detect_frame, Store(tmp_path / "s.db"), Setup(), sink,
-                    clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    camera = CameraWatch(Flapping([frame_of(B())] * 3, broken=6), clock=lambda: clock[0],
+                         sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(camera, detect_frame, Store(tmp_path / "s.db"), Setup(), sink)
     loop.run()
     assert [e.text for e in sink.events] == ["Camera lost: stream ended. Retrying.", "Camera is back."]
     assert loop.stats.frames == 3
@@ -224,8 +243,8 @@ def test_camera_back_within_five_seconds(tmp_path):
             if e.text == "Camera is back.":
                 cam_back_at.append(clock[0])
 
-    loop = LiveLoop(cam, detect_frame, Store(tmp_path / "s.db"), Setup(), Sinks([sink, Watch()]),
-                    clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(CameraWatch(cam, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)),
+                    detect_frame, Store(tmp_path / "s.db"), Setup(), Sinks([sink, Watch()]))
     loop.run()
     assert cam_back_at and cam_back_at[0] - cam.down_until <= 5.0
 
@@ -257,8 +276,8 @@ def test_free_play_judges_only_the_golden_rule(tmp_path, mode):
 
 
 def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
-    from tantrix_pi.game import record_from_dict, replay_game
     from tantrix_pi.live.recording import load_record, placements, turn_ends
+    from tantrix_pi.record import from_dict, replay
 
     rec = load_record()
     moves = placements(rec)
@@ -277,7 +296,7 @@ def test_whole_bundled_game_ends_as_the_rules_engine_says(tmp_path):
     # with the players' end-of-turn presses, every placement is credited as in the record
     who = [e.data["player"] for e in sink.events if e.kind == "placed"]
     assert who == [m["player"][0].upper() for m in rec["moves"] if not m.get("end_turn")]
-    engine, _ = replay_game(record_from_dict(rec))
+    engine, _ = replay(from_dict(rec))
     over, result = sink.events[-1], engine.outcome()
     assert over.data["winners"] == list(result.winners) and over.data["termination"] == "all-placed"
     assert over.data["scores"] == result.player_scores and over.text == engine.result()
@@ -293,12 +312,12 @@ def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
     sink = MemorySink()
     loop = LiveLoop(sequence_source(scene_frames(script(GAME[:k], still=4, hand=2))), detect_frame, store,
                     Setup(), sink)
-    loop.commands.put(("end_turn", None))  # before any tile: red has not made a free move
+    loop.commands.put(EndTurn())  # before any tile: red has not made a free move
     loop.run()
     assert sink.events[0].kind == "refused" and "has not made a free move" in sink.events[0].text
     mover = [e for e in sink.events if e.kind == "placed"][-1].data["player"]
-    loop.commands.put(("end_turn", None))
-    loop.commands.put(("undo", None))
+    loop.commands.put(EndTurn())
+    loop.commands.put(Undo())
     loop.step()  # the recording is over: only the commands run
     assert [e.kind for e in sink.events[-2:]] == ["end_turn", "hint"]
     last = GAME[k - 1]
@@ -310,7 +329,7 @@ def test_buttons_end_turn_undo_and_new_game_survive_a_restart(tmp_path):
     loop2.run()
     [fill] = [e for e in sink2.events if e.kind == "placed"]
     assert fill.data["forced"] and fill.data["player"] == ({"R": "B", "B": "R"}[mover])
-    loop2.commands.put(("new_game", None))
+    loop2.commands.put(NewGame())
     loop2.step()
     assert sink2.events[-1].kind == "new_game" and loop2.game != loop.game
     assert len(loop2.referee.board) == 0 and store.current_game()[0] == loop2.game
@@ -376,11 +395,11 @@ def test_an_unsure_tile_is_never_judged(tmp_path):
 
 
 def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake():
-    from tantrix_pi.game import record_from_dict, replay_game
     from tantrix_pi.live.demo import Demo
     from tantrix_pi.live.recording import load_record
+    from tantrix_pi.record import from_dict, replay
 
-    game, _ = replay_game(record_from_dict(load_record()))  # raises on any illegal move
+    game, _ = replay(from_dict(load_record()))  # raises on any illegal move
     assert len(game.board) == 56 and game.outcome().winners
     demo = Demo.bundled()
     assert demo.moves == [m.placement for m in game.moves]

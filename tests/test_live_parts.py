@@ -180,10 +180,10 @@ def test_config_defaults_and_values(tmp_path):
     f.write_text('[camera]\nsource = "folder"\npath = "frames"\nfps = 5\n'
                  '[mode]\nkind = "discovery"\ndiscovery = 12\nplayers = ["green", "red", "blue"]\n')
     cfg = config.load(f)
-    assert cfg.camera["source"] == "folder" and cfg.camera["fps"] == 5
-    assert cfg.gate["stable_frames"] == 3
-    assert cfg.puzzle_spec == "discovery:12"
-    assert cfg.player_letters == ["G", "R", "B"]
+    assert cfg.camera.source == "folder" and cfg.camera.fps == 5
+    assert cfg.gate.stable_frames == 3
+    assert cfg.mode.puzzle_spec == "discovery:12"
+    assert cfg.mode.player_letters == ["G", "R", "B"]
 
 
 @pytest.mark.parametrize("text, message", [

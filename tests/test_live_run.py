@@ -182,6 +182,7 @@ def test_a_game_under_a_warm_lamp_on_dark_wood_announces_every_move(tmp_path):
     # the table darker than the tiles' rims, a 2700 K lamp the camera only half corrects, hands between moves
     from tantrix_pi.devices.sources import sequence_source
     from tantrix_pi.grid import neighbours
+    from tantrix_pi.live.config import GateConfig
     from tantrix_pi.live.demo import Demo
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.referee import Setup
@@ -195,7 +196,7 @@ def test_a_game_under_a_warm_lamp_on_dark_wood_announces_every_move(tmp_path):
               for board, reach, frame, times, _ in demo.shots() for _ in range(times)]
     sink = MemorySink()
     loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup("game", ["R", "Y"]), sink,
-                    stable_frames=2)
+                    gate=GateConfig(stable_frames=2))
     loop.run()
     assert [e.data["tile"] for e in sink.events if e.kind == "placed"] == [p.tile for p in demo.moves]
     final = Board(demo.moves)

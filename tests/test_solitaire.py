@@ -9,7 +9,7 @@ from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import MUST_FILL, NOT_IN_HAND, IllegalMove
 from tantrix_pi.rules import GOLDEN_RULE, NOT_TOUCHING, fits, forced_spaces, iter_legal_placements
 from tantrix_pi.scoring import score
-from tantrix_pi.solitaire import TILE_SET, TILES, UNFITTED_SPACE, Draw, Solitaire, SolitaireOutcome
+from tantrix_pi.solitaire import TILE_SET, TILES, UNFITTED_SPACE, Solitaire, SolitaireOutcome, ToDraw
 
 
 def grown(seed: int, tiles: int) -> Solitaire:
@@ -45,7 +45,7 @@ def situations(kind: str):
 def test_one_tile_is_drawn_after_each_placement_and_one_more_for_each_fill():
     game = Solitaire()
     assert (game.drawn, game.bag) == (1, 13)  # the first tile, drawn before anything is placed
-    assert game.push(Placement(1, 0, 0, 0)) == Draw(1, 0, 12)
+    assert game.push(Placement(1, 0, 0, 0)) == ToDraw(1, 0, 12)
     game = grown(seed=3, tiles=10)
     assert game.drawn == min(14, 1 + len(game.board) + game.fills) and game.bag == 14 - game.drawn
 

@@ -64,12 +64,12 @@ def test_unit_is_rated_well_hardened(tmp_path):
 
 
 def test_the_web_page_comes_through_a_socket_unit_and_the_service_opens_no_network_socket():
-    from tantrix_pi.live.config import SCHEMA
+    from tantrix_pi.live.config import WebConfig
 
     service, socket_unit = unit()["Service"], unit(SOCKET)
     assert service["Sockets"] == SOCKET.name and socket_unit["Socket"]["Service"] == UNIT.name
     assert socket_unit["Unit"]["PartOf"] == UNIT.name  # stopping the referee closes the page too
-    assert socket_unit["Socket"]["ListenStream"] == str(SCHEMA["web"]["port"][0])
+    assert socket_unit["Socket"]["ListenStream"] == str(WebConfig().port)
     assert set(service["RestrictAddressFamilies"].split()) == {"AF_UNIX", "AF_NETLINK"}
     assert service["IPAddressDeny"] == "any" and "IPAddressAllow" not in service
     assert socket_unit["Socket"]["IPAddressDeny"] == "any"

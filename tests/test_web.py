@@ -21,6 +21,9 @@ from starlette.testclient import TestClient
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.cli import main
+from tantrix_pi.live.camera import CameraWatch
+from tantrix_pi.live.commands import Calibrating, NewGame, SetVoice
+from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import load_record, placements, script, turn_ends
 from tantrix_pi.live.referee import Setup
@@ -93,13 +96,13 @@ def played(tmp_path_factory):
     store = Store(tmp / "state.db")
     loop = None
     loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
-                    Sinks([memory, hub]), stable_frames=2)
+                    Sinks([memory, hub]), gate=GateConfig(stable_frames=2))
     loop.run()
     return loop, hub, memory, rec
 
 
 def test_api_state_is_the_referees_game(played):
-    from tantrix_pi.game import record_from_dict, replay_game
+    from tantrix_pi.record import from_dict, replay
 
     loop, hub, memory, rec = played
     with TestClient(make_app(Site(hub, loop.store.path))) as client:
@@ -107,7 +110,7 @@ def test_api_state_is_the_referees_game(played):
     board = Board.from_dict(state["board"])
     assert state["board"]["format"] == "tantrix-board/1" and board == loop.store.board(loop.game)
     assert len(board) == 56 and tiles_of(state["svg"]) == sorted((p.tile, p.q, p.r, p.rot) for p in board)
-    engine, _ = replay_game(record_from_dict(rec))
+    engine, _ = replay(from_dict(rec))
     assert state["scores"] == {p: s.score for p, s in engine.scores().items()}
     assert state["over"] and state["winners"] == list(engine.outcome().winners) and state["bag_empty"]
     assert state["mode"] == "game" and state["players"] == ["R", "Y"] and state["turn"] in ("R", "Y")
@@ -417,9 +420,9 @@ def test_each_phone_reads_the_page_in_its_own_language(played):
     assert '<html lang="es">' in asked.text and "lang=es" in asked.headers["set-cookie"]
     placed = kept.json()["events"][0]
     with i18n.speaking("es"):
-        assert placed["text"] == i18n._("{player} plays tile {tile} at {cell}.").format(
+        assert placed["text"].startswith(i18n._("{player} plays tile {tile} at {cell}.").format(
             player=i18n.player_name(placed["data"]["player"]), tile=placed["data"]["tile"],
-            cell=fmt(placed["data"]["cell"]))
+            cell=fmt(placed["data"]["cell"])))  # then who plays, in the same language
     with i18n.speaking("pl"):
         assert refused.json()["error"] == i18n._("pair this phone first: enter the code the table's display shows")
     assert i18n.language() == "cs"  # the referee speaks on in the table's language
@@ -490,7 +493,8 @@ def test_a_broken_page_never_stops_the_referee(tmp_path, caplog):
     memory = MemorySink()
     moves = game_moves(3, 6)
     loop = LiveLoop(sequence_source(scene_frames(script(moves, still=3, hand=1))), detect_frame,
-                    Store(tmp_path / "s.db"), Setup(), Sinks([Broken(), memory]), stable_frames=2)
+                    Store(tmp_path / "s.db"), Setup(), Sinks([Broken(), memory]),
+                    gate=GateConfig(stable_frames=2))
     loop.run()
     assert [e.data["tile"] for e in memory.events if e.kind == "placed"] == [p.tile for p in moves]
     assert "Broken failed (RuntimeError: page bug)" in caplog.text
@@ -552,13 +556,13 @@ def test_pairing_gives_a_token_and_wrong_codes_are_limited(table):
     token = client.post("/api/pair", json={"code": "123456"}).json()["token"]
     auth = {"Authorization": f"Bearer {token}"}
     r = client.post("/api/control/new-game", json={"kind": "game", "players": ["green", "red", "blue"]}, headers=auth)
-    assert r.status_code == 202 and commands.get_nowait() == ("new_game", Setup("game", ["G", "R", "B"]))
+    assert r.status_code == 202 and commands.get_nowait() == NewGame(Setup("game", ["G", "R", "B"]))
     r = client.post("/api/control/settings", json={"kind": "discovery", "discovery": 7, "voice": True}, headers=auth)
     assert r.status_code == 202
-    assert [commands.get_nowait(), commands.get_nowait()] == [("new_game", Setup("discovery", [], "discovery:7")),
-                                                             ("voice", True)]
+    assert [commands.get_nowait(), commands.get_nowait()] == [NewGame(Setup("discovery", [], "discovery:7")),
+                                                             SetVoice(True)]
     r = client.post("/api/control/settings", json={"voice": False}, headers=auth)  # same game: voice only
-    assert commands.get_nowait() == ("voice", False) and commands.empty()
+    assert r.json() == {"queued": ["voice"]} and commands.get_nowait() == SetVoice(False) and commands.empty()
     r = client.post("/api/control/new-game", json={"kind": "game", "players": ["red", "red"]}, headers=auth)
     assert r.status_code == 400 and "players" in r.json()["error"] and commands.empty()
     for _ in range(MAX_FAILURES):
@@ -844,7 +848,7 @@ def test_guided_calibration_warns_while_the_views_are_too_alike_and_refuses_to_s
         assert client.post("/api/control/calibration/take").status_code == 403
         assert client.post("/api/control/calibration/take", headers=auth).status_code == 409  # not started
         assert client.post("/api/control/calibration/start", headers=auth).status_code == 202
-        assert commands.get_nowait() == ("calibrating", True)
+        assert commands.get_nowait() == Calibrating(True)
         hub.frame(np.full((768, 1024, 3), 128, np.uint8))
         r = client.post("/api/control/calibration/take", headers=auth)
         assert r.status_code == 400 and "not taken: board not found" in r.json()["error"]
@@ -869,7 +873,7 @@ def test_guided_calibration_warns_while_the_views_are_too_alike_and_refuses_to_s
         r = client.post("/api/control/calibration/table", headers=auth)
         assert r.status_code == 400 and "\n" not in r.json()["error"] and r.json()["error"]
         assert client.post("/api/control/calibration/stop", headers=auth).status_code == 202
-        assert commands.get_nowait() == ("calibrating", False)
+        assert commands.get_nowait() == Calibrating(False)
 
 
 def test_while_the_page_calibrates_no_move_is_judged(tmp_path):
@@ -884,14 +888,15 @@ def test_while_the_page_calibrates_no_move_is_judged(tmp_path):
 
     def frames():
         for board in (Board(), Board(moves[:1])):
-            loop.commands.put(("calibrating", bool(len(board) == 0)))
+            loop.commands.put(Calibrating(len(board) == 0))
             for _ in range(4):
                 yield frame_of(Board() if len(board) == 0 else board)
         for _ in range(4):
             yield frame_of(Board(moves[:2]))
 
-    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"), Setup(), memory, stable_frames=2)
-    loop.commands.put(("calibrating", True))
+    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"), Setup(), memory,
+                    gate=GateConfig(stable_frames=2))
+    loop.commands.put(Calibrating(True))
     loop.run()
     placed = [e.data["tile"] for e in memory.events if e.kind == "placed"]
     assert placed == [moves[0].tile, moves[1].tile]
@@ -904,8 +909,8 @@ def test_the_referees_loss_of_the_camera_shows_on_the_page(tmp_path):
     clock = [0.0]
     camera = FlakyCamera([frame_of(Board())] * 6, {2: "raise"}, clock)
     hub = Hub()
-    loop = LiveLoop(camera, detect_frame, Store(tmp_path / "s.db"), Setup(), hub, clock=lambda: clock[0],
-                    sleep=lambda s: clock.__setitem__(0, clock[0] + s))
+    loop = LiveLoop(CameraWatch(camera, clock=lambda: clock[0], sleep=lambda s: clock.__setitem__(0, clock[0] + s)),
+                    detect_frame, Store(tmp_path / "s.db"), Setup(), hub)
     seen = []
     with TestClient(make_app(Site(hub))) as client:
         while loop.step():

@@ -2,7 +2,7 @@
 served by `tantrix-pi demo --web` while the bundled game replays.
 
 The rulings, the moves, sharing, languages and the page's options are tried on the bundled game stopped with
-its illegal tile on the table (`web_fakes`: hand-made frames, the View as the referee promises it).
+its illegal tile on the table (`web_fakes`: hand-made frames through the live loop).
 
 Set TANTRIX_PI_SCREENSHOTS=DIR to keep the phone- and desktop-sized screenshots and the illegal moment
 (docs/web.md shows them).

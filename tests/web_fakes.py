@@ -1,47 +1,22 @@
 """The table's page over a game played by hand-made frames (no detector): the bundled game up to any scene,
-into a hub that hands the page what the referee's `View` promises (`illegal`, and `forced` without the spaces
-only an illegal tile makes)."""
+with one illegal tile laid and taken back."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from live_fakes import detect_frame, scene_source
 
-from tantrix_pi import rules
-from tantrix_pi.board import Board, Placement
+from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import load_record, placements, script, turn_ends
 from tantrix_pi.live.referee import Setup
-from tantrix_pi.live.sinks import MemorySink, Sinks, View
-from tantrix_pi.live.store import Event, Store
+from tantrix_pi.live.sinks import MemorySink, Sinks
+from tantrix_pi.live.store import Store
 from tantrix_pi.web.hub import Hub
 
 ILLEGAL_AT = 9
 """After which move of the bundled game a wrong tile is laid (and then taken back)."""
-
-
-class RulingHub(Hub):
-    """A hub whose views carry the illegal tiles as `View.illegal` documents them (the referee's contract)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.refused: list[dict] = []
-
-    def announce(self, event: Event) -> None:
-        if event.kind == "illegal":
-            self.refused.append({k: event.data[k] for k in ("tile", "cell", "rot", "violations")})
-        super().announce(event)
-
-    def show(self, view: View) -> None:
-        lying = [t for t in self.refused if view.board.get(tuple(t["cell"])) == Placement(t["tile"], *t["cell"],
-                                                                                          t["rot"])]
-        self.refused = lying
-        accepted = Board(p for p in view.board if all(p.tile != t["tile"] for t in lying))
-        forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
-                  for f in rules.forced_space_report(accepted)] if len(accepted) else []
-        super().show(replace(view, illegal=lying, forced=forced) if lying else view)
 
 
 def bundled_scenes():
@@ -55,13 +30,14 @@ def illegal_scene() -> int:
 
 
 def play(folder: Path, scenes: int | None = None, hub: Hub | None = None) -> tuple[LiveLoop, Hub, MemorySink]:
-    """The bundled game (its first `scenes` scenes) through the live loop into `hub` (a RulingHub by default)
+    """The bundled game (its first `scenes` scenes) through the live loop into `hub` (a new one by default)
     and a memory sink; the store in `folder`."""
-    hub = hub if hub is not None else RulingHub()
+    hub = hub if hub is not None else Hub()
     memory = MemorySink()
     loop = None
     loop = LiveLoop(scene_source(bundled_scenes()[:scenes], lambda: loop.commands), detect_frame,
-                    Store(folder / "state.db"), Setup("game", ["R", "Y"]), Sinks([memory, hub]), stable_frames=2)
+                    Store(folder / "state.db"), Setup("game", ["R", "Y"]), Sinks([memory, hub]),
+                    gate=GateConfig(stable_frames=2))
     hub.show(loop.view())
     loop.run()
     return loop, hub, memory

@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import cv2
+import numpy as np
+
 from tantrix_pi.board import FORMAT, Board, Placement
 from tantrix_pi.grid import Cell, distance
 from tantrix_pi.i18n import N_, _
@@ -31,6 +34,12 @@ FACE_DOWN_APART = N_("face down, apart from the board")
 NEAR_BOARD = 1.5
 """Something unread whose centre lies within this many tile widths of a board tile's centre is next to the board
 (a neighbouring cell's centre is one tile width away, the next ring's 1.7 or 2)."""
+
+
+def in_polygon(points, xy: tuple[float, float]) -> bool:
+    """Whether image point `xy` lies in (or on) the polygon of image `points` (N x 2)."""
+    return cv2.pointPolygonTest(np.asarray(points, np.float32).reshape(-1, 1, 2), (float(xy[0]), float(xy[1])),
+                                False) >= 0
 
 
 def polygon(points) -> tuple[tuple[float, float], ...]:

@@ -18,7 +18,7 @@ import numpy as np
 from tantrix_pi.vision import decode, edges, layout
 from tantrix_pi.vision.assemble import assemble
 from tantrix_pi.vision.config import CONFIG, Config
-from tantrix_pi.vision.detection import Detection, polygon
+from tantrix_pi.vision.detection import Detection, in_polygon, polygon
 from tantrix_pi.vision.find import find_tiles
 from tantrix_pi.vision.network import TileNetwork, shipped
 from tantrix_pi.vision.seen import HELD
@@ -47,13 +47,11 @@ def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: Ti
 
 def _held_by(zones: Sequence[np.ndarray], to_raw) -> Callable[[tuple[float, float]], bool]:
     """Whether a point of the detector's view lies in one of the hand zones (given in raw photo pixels)."""
-    polygons = [np.asarray(z, np.float32).reshape(-1, 1, 2) for z in zones]
-
     def held(point: tuple[float, float]) -> bool:
-        if not polygons:
+        if not zones:
             return False
-        x, y = to_raw(np.array([point], np.float64))[0] if to_raw is not None else point
-        return any(cv2.pointPolygonTest(z, (float(x), float(y)), False) >= 0 for z in polygons)
+        raw = to_raw(np.array([point], np.float64))[0] if to_raw is not None else point
+        return any(in_polygon(z, raw) for z in zones)
 
     return held
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 from tantrix_pi.errors import EXIT_NO, EXIT_OK
-from tantrix_pi.game import Game, Move, ReplayError, load_record, replay_events
+from tantrix_pi.game import Draw, Move
 from tantrix_pi.grid import fmt
 from tantrix_pi.i18n import _, player_name
+from tantrix_pi.record import ReplayError, load, replay_events
 
 
 def register(cli) -> None:
@@ -19,8 +20,8 @@ def register(cli) -> None:
 
 
 def replay(args) -> int:
-    record = load_record(args.record)
-    game = Game(record.players)
+    record = load(args.record)
+    game = record.game()
     steps = []
     error = None
     try:
@@ -29,10 +30,15 @@ def replay(args) -> int:
                 steps.append(said.to_dict())
                 if not args.json:
                     print(f"{len(game.moves)}. " + str(said).replace("\n", "\n   "))
-            else:
-                steps.append({"player": event[1], "end_turn": True, "to_move": said})
+            elif isinstance(event, Draw):
+                steps.append({"player": event.player, "draw": event.tile})
                 if not args.json:
-                    print("  ", _("({player} ends the turn)").format(player=player_name(event[1])))
+                    print("  ", _("({player} draws tile {tile})").format(player=player_name(event.player),
+                                                                       tile=event.tile))
+            else:
+                steps.append({"player": event.player, "end_turn": True, "to_move": said})
+                if not args.json:
+                    print("  ", _("({player} ends the turn)").format(player=player_name(event.player)))
     except ReplayError as e:
         error = e
     if args.json:
@@ -51,7 +57,7 @@ def replay(args) -> int:
                     n=error.index + 1, player=player_name(what.player), tile=p.tile, cell=fmt(p.cell), rot=p.rot)
             else:
                 said = _("ILLEGAL (record entry {n}) {player} ends the turn:").format(
-                    n=error.index + 1, player=player_name(what[1]))
+                    n=error.index + 1, player=player_name(what.player))
             print(said)
             for v in error.violations:
                 print(f"   {v.message}")

@@ -85,15 +85,23 @@ def cmd_run(args) -> int:
     stop_request = StopRequest()  # before anything slow: systemd may stop us while we start
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.sdnotify import Notifier
-    from tantrix_pi.live.service import make_detector, make_source, setup_of, standard_sinks, start_buttons
+    from tantrix_pi.live.service import (
+        hand_watch,
+        make_detector,
+        make_source,
+        setup_of,
+        standard_sinks,
+        start_buttons,
+    )
     from tantrix_pi.live.sinks import Sinks
     from tantrix_pi.web import server as web_server
 
     cfg = config_mod.load(args.config)
     i18n.use(i18n.choose(args.lang, cfg.language))
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    profile_path = Path(cfg.paths["profile"]) if cfg.paths["profile"] else cfg.state_dir / "profile.toml"
-    detect = make_detector(cfg.paths["profile"], follow=profile_path)
+    profile_path = Path(cfg.paths.profile) if cfg.paths.profile else cfg.state_dir / "profile.toml"
+    hands = hand_watch(cfg)
+    detect = make_detector(cfg.paths.profile, follow=profile_path, zones=hands.zones if hands else None)
     with ExitStack() as opened:  # whatever fails to start, what was opened is closed (the state lock freed)
         store = Store(cfg.state_dir / "state.db", lock=True)
         opened.callback(store.close)
@@ -102,10 +110,8 @@ def cmd_run(args) -> int:
         hub = web_server.hub_for(cfg)
         sink = Sinks([*standard_sinks(cfg, fresh=store.fresh), *([hub] if hub is not None else [])])
         opened.callback(sink.close)
-        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink,
-                        stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
-                        motion=cfg.gate["motion"], notifier=Notifier())
-        loop.hint_timeout = cfg.mode["hint_s"]
+        loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, hint_s=cfg.mode.hint_s,
+                        notifier=Notifier(), hands=hands)
         stop_request.attach(loop)
         web = web_server.start(cfg, loop, hub, detect, profile_path)
         if web is not None:
@@ -113,9 +119,9 @@ def cmd_run(args) -> int:
         buttons = start_buttons(cfg, loop)
         if buttons is not None:
             opened.callback(buttons.close)
-            loop.calibrate = menu_calibration(profile_path, detect)
+            loop.jobs.calibrate = menu_calibration(profile_path, detect)
         log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
-                 cfg.camera["source"])
+                 cfg.camera.source)
         loop.run()
     log.info("referee stopped after %d frames", loop.stats.frames)
     return EXIT_OK

@@ -75,6 +75,11 @@ class Buttons(Closeable):
             raise DeviceError(_("buttons on BCM {pins}: {error}").format(pins=sorted(self.pins.values()),
                                                                          error=e)) from None
 
+    @property
+    def down(self) -> frozenset[str]:
+        """The buttons held down now, as debouncing has settled them."""
+        return frozenset(name for name, down in self._down.items() if down)
+
     def _edge(self, name: str) -> None:
         """Any change of a pin: look at it again once it has kept still for the debounce time."""
         if not self.debounce:

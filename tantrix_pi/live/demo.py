@@ -25,6 +25,7 @@ from tantrix_pi.devices.sources import ReplaySource
 from tantrix_pi.grid import axial, centre
 from tantrix_pi.i18n import _
 from tantrix_pi.live import config as config_mod
+from tantrix_pi.live.commands import pressed
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import Scene, load_record, placements, script, turn_ends
 from tantrix_pi.live.service import NotAvailable, make_detector, setup_of
@@ -91,7 +92,7 @@ class Demo:
                 for _time in range(times):
                     yield image
                 if press and commands is not None:
-                    commands.put((press, None))
+                    commands.put(pressed(press))
 
 
 def photograph(board: Board, reach: tuple[float, float] | None, frame: int, options: dict) -> np.ndarray:
@@ -121,22 +122,20 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: 
     try:
         from tantrix_pi.live.sinks import DisplaySink
 
-        sinks.append(DisplaySink.open("png", cfg.display["dir"], {"model": cfg.display["model"]}))
+        sinks.append(DisplaySink.open("png", cfg.display.dir, {"model": cfg.display.model}))
     except ImportError:
         print(_("demo: the display package is not installed: no display frames"))
     if extra is not None:
         sinks.append(extra)
     try:
-        detect = make_detector(cfg.paths["profile"])
+        detect = make_detector(cfg.paths.profile)
         import tantrix_pi.simulator  # noqa: F401  (the renderer that draws the recording)
     except ImportError as e:
         raise NotAvailable(_("the demo needs the detector and the photo renderer: {error}").format(error=e)) from None
     store = Store(cfg.state_dir / "state.db")
     sink = Sinks(sinks)
     source = ReplaySource(lambda: demo.frames(loop.commands), fps)
-    loop = LiveLoop(source, detect, store, setup_of(cfg), sink,
-                    stable_frames=cfg.gate["stable_frames"], min_confidence=cfg.gate["min_confidence"],
-                    motion=cfg.gate["motion"])
+    loop = LiveLoop(source, detect, store, setup_of(cfg), sink, gate=cfg.gate)
     if started is not None:
         started(loop)
     t0 = time.perf_counter()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -15,22 +14,40 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from tantrix_pi import i18n
-from tantrix_pi.devices.sources import CameraGone, EndOfRecording, FrameSource
+from tantrix_pi.devices.sources import EndOfRecording, FrameSource
 from tantrix_pi.i18n import _, ngettext
+from tantrix_pi.live.camera import CameraWatch
+from tantrix_pi.live.commands import (
+    AskHint,
+    Calibrating,
+    CalibrationDone,
+    Command,
+    EndTurn,
+    HintReady,
+    NewGame,
+    SetVoice,
+    ShowScreen,
+    Undo,
+)
+from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.gate import MotionGate
-from tantrix_pi.live.referee import Referee, Ruling, Setup, new_game_event
+from tantrix_pi.live.hands import HandWatch
+from tantrix_pi.live.jobs import Jobs
+from tantrix_pi.live.referee import Referee, Ruling, Setup, forced_data, new_game_event
+from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Event, Store, WriteError
 from tantrix_pi.live.tracker import Commit, Tracker, Unsure
-from tantrix_pi.vision.detection import CONFIDENT, Detection
+from tantrix_pi.vision.detection import Detection
 
 log = logging.getLogger("tantrix_pi.live")
 
 Detector = Callable[[np.ndarray], Detection]
 
 IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "storage", "solved", "not_solved",
-             "bag_empty", "taken_back", "removed", "draw", "placed", "turned", "moved", "forced", "corrected")
+             "must_fill", "bag_empty", "taken_back", "removed", "restored", "draw", "placed", "turned", "moved",
+             "corrected", "to_play", "forced")
 """Event kinds in the order the screen's message line prefers them."""
 
 
@@ -42,7 +59,6 @@ class Stats:
     skipped: int = 0
     detected: int = 0
     commits: int = 0
-    camera_lost: int = 0
     detector_errors: int = 0
     gate_s: list[float] = field(default_factory=list)
     detect_s: list[float] = field(default_factory=list)
@@ -52,109 +68,97 @@ class Stats:
 class LiveLoop:
     """One referee session over a frame source; resumes the stored game when its setup is the same."""
 
-    def __init__(self, source: FrameSource, detect: Detector, store: Store, setup: Setup, sink: Sink, *,
-                 stable_frames: int = 3, min_confidence: float = CONFIDENT, motion: float = 0.004,
-                 notifier: Notifier | None = None, retry_s: float = 1.0, retry_max_s: float = 8.0,
-                 stall_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        """`retry_s`: the first wait before a lost camera is tried again, doubling up to `retry_max_s`;
-        `stall_s`: a gap between frames longer than this counts as motion."""
-        self.source, self.detect, self.store, self.sink = source, detect, store, sink
+    def __init__(self, source: FrameSource | CameraWatch, detect: Detector, store: Store, setup: Setup, sink: Sink,
+                 *, gate: GateConfig | None = None, hint_s: float = 20.0, notifier: Notifier | None = None,
+                 saves: SaveQueue | None = None, hands: HandWatch | None = None) -> None:
+        """`source`: the camera, watched by a CameraWatch with its defaults unless it is one; `gate`: when a
+        board counts as seen (the config's [gate]; default its defaults); `hint_s`: how long the solver may think
+        about a hint; `notifier`: systemd's; `saves`: the queue the store's writes go through (default: refused
+        ones tried again every second); `hands`: the seats' zones to read the players' hands in (the detector
+        must be given the same zones: `service.make_detector`)."""
+        self.detect, self.store, self.sink, self.hands = detect, store, sink, hands
         self.notifier = notifier or Notifier(address="")
-        self.retry_s, self.retry_max_s, self.stall_s = retry_s, retry_max_s, stall_s
-        self.clock, self.sleep = clock, sleep
-        self.retry_wait = retry_s
-        self.camera_lost = False
-        """Lost and said so: "Camera is back." comes with the next frame read."""
-        self.gate = MotionGate(motion)
+        self.camera = source if isinstance(source, CameraWatch) else CameraWatch(source, self.notifier)
+        self.saves = saves or SaveQueue()
+        self.seen_when = gate or GateConfig()
+        """When a board counts as seen: the motion gate's threshold, the tracker's still frames and confidence."""
+        self.gate = MotionGate(self.seen_when.motion)
         self.stats = Stats()
         current = store.current_game()
         if current is not None and Setup.from_dict(current[1]) == setup:
             self.game, self.resumed = current[0], True
         else:
             self.game, self.resumed = store.new_game(setup.to_dict()), False
-        self.stable_frames, self.min_confidence = stable_frames, min_confidence
-        self.commands: queue.Queue[tuple[str, object]] = queue.Queue()
-        """Taken between frames: ("end_turn" | "undo" | "hint", None), ("new_game", Setup or None), ("screen", a
-        devices Screen to show, or None to show the game again), ("voice", on), ("calibrating", on: the web page's
-        guided calibration), and the answers of background jobs: ("hinted", Event), ("calibrated", (ok, note))."""
+        self.commands: queue.Queue[Command] = queue.Queue()
+        """Commands (live.commands) from the buttons' menu, the web page and the background jobs, carried out
+        between frames."""
         self.buttons: queue.Queue = queue.Queue()
         """Button events (devices `Event`s, put by the buttons' callbacks), run through `menu` between frames."""
         self.menu = None
         """The devices `Menu` the buttons drive (None: button events are ignored)."""
-        self.calibrate: Callable[[int, np.ndarray], tuple[bool, str]] | None = None
-        """Runs menu calibration step i on a frame, in the background: (ok, what to tell the players)."""
-        self.hint_timeout = 20.0
-        self.busy: str | None = None
-        """The background job running ("hint" or "calibrate"), at most one at a time."""
-        self.calibration_step: int | None = None
+        self.jobs = Jobs(self.commands, hint_s)
+        """The hint and the menu's calibration steps (set `jobs.calibrate` to calibrate), beside the loop."""
         self.calibrating = False
         """The web page's guided calibration is on: frames are not judged (the table shows the sheet)."""
-        """A calibration step asked for, waiting for a still frame (the hand that pressed next may be in view)."""
-        self.camera_up = False
         self.ready_sent = False
-        self.last_frame_at: float | None = None
         self.stop_requested = False
         self.tile_px = 0.0
-        self.unsaved: list[Callable[[], object]] = []
-        """Writes the store refused (a full disk, a file made read-only), oldest first: the game goes on from
-        memory, and they are tried again every `retry_s` until they go through."""
-        self.unsaved_note: Event | None = None
-        """While writes wait: what the players were told (shown on the screen until the game is saved again)."""
-        self.next_save_try = 0.0
         self._load_game()
 
     def _load_game(self) -> None:
         board = self.store.board(self.game)
         ends = [e.data["after"] for e in self.store.events(self.game) if e.kind == "end_turn"]
-        self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game), ends)
-        self.tracker = Tracker(board, self.stable_frames, self.min_confidence)
+        self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game),
+                               self.store.state(self.game), ends, hands_in_view=self.hands is not None)
+        self.tracker = Tracker(board, self.seen_when.stable_frames, self.seen_when.min_confidence)
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
 
-    def _command(self, name: str, setup) -> None:
-        if name in ("hinted", "calibrated"):
-            self._job_done(name, setup)
-            return
-        if name == "screen":  # the menu's page (a devices Screen), or None: back to the game
-            if setup is None:
+    def _command(self, cmd: Command) -> None:
+        match cmd:
+            case HintReady() | CalibrationDone():
+                self._job_done(cmd)
+                return
+            case ShowScreen(page=None):
                 self.sink.show(self.view())
-            else:
-                self.sink.screen(setup)
-            return
-        if name == "voice":
-            self.sink.set_voice(bool(setup))
-            if self.menu is not None:
-                self.menu.settings = replace(self.menu.settings, voice=bool(setup))
-            return
-        if name == "calibrating":
-            self.calibrating = bool(setup)
-            self.tracker.motion()
-            return
-        if name == "hint":
-            if self.referee.setup.mode in ("discovery", "rainbow"):
-                self._ask_hint()
-            return
-        if name == "end_turn":
-            out = self.referee.end_turn()
-        elif name == "undo":
-            out = self.referee.undo()
-        elif name == "new_game":
-            out = self._new_game(setup or self.referee.setup)
-        else:
-            log.warning("unknown command %r", name)
-            return
+                return
+            case ShowScreen(page=page):
+                self.sink.screen(page)
+                return
+            case SetVoice(on=on):
+                self.sink.set_voice(on)
+                if self.menu is not None:
+                    self.menu.settings = replace(self.menu.settings, voice=on)
+                return
+            case Calibrating(on=on):
+                self.calibrating = on
+                self.tracker.motion()
+                return
+            case AskHint():
+                if self.referee.setup.mode in ("discovery", "rainbow"):
+                    self._say(self.jobs.hint(self.referee.setup.puzzle, self.referee.board.copy()))
+                return
+            case EndTurn():
+                out = self.referee.end_turn()
+            case Undo():
+                out = self.referee.undo()
+            case NewGame(setup=setup):
+                out = self._new_game(setup or self.referee.setup)
+            case _:
+                log.warning("unknown command %r", cmd)
+                return
         stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
         if stored:
-            self._save(lambda game=self.game: self.store.log_events(game, stored))
+            state = self.referee.state()
+            self._save(lambda game=self.game: self.store.log_events(game, stored, state))
         self._say(out.events, out)
 
     def _new_game(self, setup: Setup) -> Ruling:
         """Start a new game, unless the running one cannot be saved: it is not given up for one that cannot be."""
-        self._flush()
+        self._say(self.saves.flush(), Ruling())
         try:
-            if self.unsaved:
-                raise WriteError(self.store.path, self.unsaved_note.data["reason"])
+            if self.saves.reason is not None:
+                raise WriteError(self.store.path, self.saves.reason)
             self.game = self.store.new_game(setup.to_dict())
         except WriteError as e:
             return Ruling(events=[Event("refused", _("No new game while the game cannot be saved ({reason}): this one "
@@ -166,32 +170,9 @@ class LiveLoop:
             self.menu.settings = settings_of_setup(self.referee.setup, self.menu.settings)
         return Ruling(events=[new_game_event(self.game)])
 
-    # -- the store ----------------------------------------------------------------------------------
     def _save(self, write: Callable[[], object]) -> None:
-        """Run one write to the store after those still waiting; kept to try again when the store refuses it."""
-        self.unsaved.append(write)
-        self._flush()
-
-    def _flush(self) -> None:
-        """Write what waits, oldest first. The first refusal is said once (the game goes on from memory), and
-        so is the moment everything is saved again."""
-        while self.unsaved:
-            try:
-                self.unsaved[0]()
-            except WriteError as e:
-                self.next_save_try = self.clock() + self.retry_s
-                if self.unsaved_note is None:
-                    log.error("%s; the referee goes on from memory", e)
-                    self.unsaved_note = Event("storage", _("Can't save the game ({reason}): refereeing goes on from "
-                                                           "memory until it can be saved.").format(reason=e.reason),
-                                              {"saved": False, "reason": e.reason})
-                    self._say([self.unsaved_note], Ruling())
-                return
-            self.unsaved.pop(0)
-        if self.unsaved_note is not None:
-            self.unsaved_note = None
-            log.info("the game is saved again")
-            self._say([Event("storage", _("The game is saved again."), {"saved": True})], Ruling())
+        """One write to the store through the save queue; a refusal (or the end of one) is said."""
+        self._say(self.saves.save(write), Ruling())
 
     # -- buttons and their menu ----------------------------------------------------------------------
     def _button(self, event) -> None:
@@ -214,112 +195,40 @@ class LiveLoop:
         from tantrix_pi.live.referee import setup_of_settings
 
         if cmd.name == "end_turn" and self.referee.setup.mode in ("discovery", "rainbow"):
-            self._ask_hint()  # a solo puzzle has no turns: next asks for a hint
-        elif cmd.name in ("end_turn", "undo"):
-            self._command(cmd.name, None)
+            self._command(AskHint())  # a solo puzzle has no turns: next asks for a hint
+        elif cmd.name == "end_turn":
+            self._command(EndTurn())
+        elif cmd.name == "undo":
+            self._command(Undo())
         elif cmd.name == "new_game":
-            self._command("new_game", setup_of_settings(cmd.settings))
+            self._command(NewGame(setup_of_settings(cmd.settings)))
         elif cmd.name == "apply":
             self.sink.set_voice(cmd.settings.voice)
             setup = setup_of_settings(cmd.settings)
             if setup != self.referee.setup:
-                self._command("new_game", setup)
+                self._command(NewGame(setup))
         elif cmd.name == "calibrate":
-            self._calibrate(cmd.step)
+            refused = self.jobs.ask_calibration(cmd.step)
+            if refused is not None:
+                self.menu.calibration_result(False, refused)
         elif cmd.name == "language":
             self.sink.set_language(i18n.use(cmd.settings.language))
 
-    def _background(self, job: str, work: Callable[[], object]) -> None:
-        """Run `work` on a thread; its result (or exception) comes back through `commands` as ("hinted" |
-        "calibrated", result), so the loop never waits for it."""
-        import threading
-
-        answer = {"hint": "hinted", "calibrate": "calibrated"}[job]
-
-        def run() -> None:
-            try:
-                result = work()
-            except Exception as e:  # a failing job is reported, never kills the referee
-                log.error("%s failed (%s: %s)", job, type(e).__name__, e, exc_info=True)
-                result = e
-            self.commands.put((answer, result))
-
-        self.busy = job
-        threading.Thread(target=run, name=job, daemon=True).start()
-
-    def _ask_hint(self) -> None:
-        from tantrix_pi.live.hints import hint_event
-
-        if self.busy == "hint":
-            return
-        if self.busy is not None:
-            self._say([Event("status", _("Busy calibrating: ask for a hint afterwards."), {})])
-            return
-        puzzle, board, timeout = self.referee.setup.puzzle, self.referee.board.copy(), self.hint_timeout
-        self._say([Event("status", _("Thinking about a hint..."), {"puzzle": puzzle})])
-        self._background("hint", lambda: hint_event(puzzle, board, timeout))
-
-    def _calibrate(self, step: int) -> None:
-        if self.calibrate is None:
-            self.menu.calibration_result(False, _("calibration is not installed"))
-        elif self.busy is not None:
-            self.menu.calibration_result(False, _("busy with a hint: press next again"))
-        else:
-            self.calibration_step = step  # run on the next still frame
-
     def _calibration_frame(self, frame: np.ndarray) -> None:
-        """While calibrating no move is judged; a step asked for runs on the first still frame."""
+        """While calibrating no move is judged; a menu calibration step asked for runs on the first still frame."""
         self.tracker.motion()  # the table is cleared and a sheet laid on it: not a game move
-        moving = self.gate.moving(frame)
-        if self.calibration_step is not None and not moving and self.busy is None:
-            step, calibrate, self.calibration_step = self.calibration_step, self.calibrate, None
-            self._background("calibrate", lambda: calibrate(step, frame))
+        if not self.gate.moving(frame):
+            self.jobs.still(frame)
 
-    def _job_done(self, name: str, result) -> None:
-        self.busy = None
-        if name == "hinted":
-            event = result if isinstance(result, Event) else Event("hint", _("No hint: {error}").format(error=result),
-                                                                   {})
-            self._say([event], Ruling(events=[event]))
+    def _job_done(self, answer: HintReady | CalibrationDone) -> None:
+        self.jobs.done()
+        if isinstance(answer, HintReady):
+            self._say([answer.event], Ruling(events=[answer.event]))
             return
         was_shown = self.menu is not None and self.menu.screen() is not None
         if self.menu is not None:
-            ok, note = result if isinstance(result, tuple) else (False, str(result))
-            self.menu.calibration_result(ok, note)
+            self.menu.calibration_result(answer.ok, answer.note)
             self._show_menu(was_shown)
-
-    # -- camera -----------------------------------------------------------------------------------
-    def _open(self) -> bool:
-        try:
-            self.source.open()
-        except CameraGone as e:
-            self._lost(e)
-            return False
-        self.camera_up = True
-        self.gate.reset()
-        self.tracker.motion()  # anything may have changed while the camera was away
-        if not self.ready_sent:
-            self.ready_sent = True
-            self.notifier.ready(f"camera up; game {self.game}")
-        return True
-
-    def _lost(self, e: Exception) -> None:
-        """Said once per loss; each attempt that fails again waits twice as long, up to `retry_max_s`."""
-        if not self.camera_lost:
-            self.camera_lost = True
-            self.retry_wait = self.retry_s
-            text = _("Camera lost: {error}. Retrying.") if self.ready_sent else _("No camera: {error}. Retrying.")
-            self.stats.camera_lost += 1
-            self._say([Event("camera", text.format(error=e), {"up": False})])
-            self.notifier.status(f"camera lost: {e}")
-        else:
-            self.retry_wait = min(self.retry_max_s, 2 * self.retry_wait)
-        if self.camera_up:
-            try:
-                self.source.close()
-            except Exception:  # the device is already gone; closing it can fail too
-                log.debug("closing a lost camera failed", exc_info=True)
-        self.camera_up = False
 
     # -- one frame ----------------------------------------------------------------------------------
     def step(self) -> bool:
@@ -329,48 +238,56 @@ class LiveLoop:
         while not self.buttons.empty():
             self._button(self.buttons.get_nowait())
         while not self.commands.empty():
-            self._command(*self.commands.get_nowait())
-        if self.unsaved and self.clock() >= self.next_save_try:
-            self._flush()
-        if not self.camera_up and not self._open():
-            self.sleep(self.retry_wait)
-            return True
+            self._command(self.commands.get_nowait())
+        if self.saves.due():
+            self._say(self.saves.flush(), Ruling())
+        if not self.camera.up:
+            self._say(self.camera.open())
+            if not self.camera.up:
+                self.camera.back_off()
+                return True
+            self._unseen()  # anything may have changed while the camera was away
+            if not self.ready_sent:
+                self.ready_sent = True
+                self.notifier.ready(f"camera up; game {self.game}")
         try:
-            frame = self.source.read()
-            if frame is None or not getattr(frame, "size", 0):
-                raise CameraGone(_("the camera returned no image"))
-        except CameraGone as e:
-            self._lost(e)
-            self.sleep(self.retry_wait)
-            return True
+            sight = self.camera.read()
         except EndOfRecording:
             return False
-        if self.camera_lost:  # back only once a frame has come, not when a device merely opens
-            self.camera_lost = False
-            self._say([Event("camera", _("Camera is back."), {"up": True})])
-        now = self.clock()
-        if self.last_frame_at is not None and now - self.last_frame_at > self.stall_s:
-            log.warning("no frame for %.1f s: treating the table as changed", now - self.last_frame_at)
-            self.gate.reset()
-            self.tracker.motion()
-        self.last_frame_at = now
+        self._say(sight.said)
+        if sight.frame is None:
+            self.camera.back_off()
+            return True
+        if sight.stalled:
+            self._unseen()
         self.stats.frames += 1
-        self.sink.frame(frame, self._judge(frame))
+        self.sink.frame(sight.frame, self._judge(sight.frame))
         return True
+
+    def _unseen(self) -> None:
+        """The table may have changed out of sight: nothing seen before counts towards a commit."""
+        self.gate.reset()
+        self._moved()
+
+    def _moved(self) -> None:
+        """Something moved over the table: readings gathered so far no longer describe it."""
+        self.tracker.motion()
+        if self.hands is not None:
+            self.hands.motion()
 
     def _judge(self, frame: np.ndarray) -> Detection | None:
         """One frame through the gate, the detector, the tracker and the referee; the detection, if it ran."""
         if self.calibrating or (self.menu is not None and self.menu.step is not None):
             self._calibration_frame(frame)
             return None
-        self.calibration_step = None  # cancelled before it ran
+        self.jobs.forget_step()
         t0 = time.perf_counter()
         moving = self.gate.moving(frame)
         t1 = time.perf_counter()
         self.stats.gate_s.append(t1 - t0)
         if moving:
             self.stats.skipped += 1
-            self.tracker.motion()
+            self._moved()
             return None
         try:
             det = self.detect(frame)
@@ -378,20 +295,29 @@ class LiveLoop:
             self.stats.detector_errors += 1
             log.error("the detector failed on a frame (%s: %s); frame skipped", type(e).__name__, e,
                       exc_info=self.stats.detector_errors == 1)
-            self.tracker.motion()
+            self._moved()
             return None
         self.stats.detect_s.append(time.perf_counter() - t1)
         self.stats.detected += 1
         if det.tile_px > 0:
             self.tile_px = det.tile_px
+        if self.hands is not None:  # the hands first: a tile drawn after one laid is known when that one is judged
+            sightings = self.hands.observe(det, (frame.shape[1], frame.shape[0]))
+            if sightings:
+                out = self.referee.hands(sightings)
+                if out.saved or out.events:
+                    state = self.referee.state()
+                    self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
+                self._say(out.events, out)
         result = self.tracker.observe(det, self._changed_tiles(frame))
         t = self.tracker
         if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):
             self.reference = self.gate.prev  # the table as committed, in today's light
         if isinstance(result, Commit):
             out = self.referee.commit(result)
+            state = self.referee.state()
             self._save(lambda game=self.game: self.store.commit(game, result.board, out.added, out.removed,
-                                                                out.events))
+                                                                out.events, state))
             self.stats.commits += 1
             self.stats.frame_index_of_commit.append(self.stats.frames - 1)
             self._say(out.events, out)
@@ -421,22 +347,15 @@ class LiveLoop:
                 pass
         finally:
             self.notifier.stopping()
-            if self.camera_up:
-                self.source.close()
-                self.camera_up = False
-            if self.unsaved:
+            self.camera.close()
+            if self.saves.waiting:
                 log.error("%d changes of game %d could not be saved: the board on the table is announced again when "
-                          "the service next starts", len(self.unsaved), self.game)
+                          "the service next starts", len(self.saves.waiting), self.game)
         return self.stats.frames
 
     def stop(self) -> None:
-        """Ask the loop to finish after the current frame (SIGTERM handler)."""
+        """Ask the loop to finish after the current frame (what the service's SIGTERM / SIGINT handler does)."""
         self.stop_requested = True
-
-    def stop_on_signals(self) -> None:
-        """SIGTERM (systemd's stop) and SIGINT (Ctrl-C) finish the current frame, then stop cleanly."""
-        signal.signal(signal.SIGTERM, lambda *_: self.stop())
-        signal.signal(signal.SIGINT, lambda *_: self.stop())
 
     # -- announcing -------------------------------------------------------------------------------
     def _say(self, events: list[Event], out: Ruling | None = None) -> None:
@@ -449,18 +368,19 @@ class LiveLoop:
     def view(self, events: list[Event] = (), out: Ruling | None = None) -> View:
         """The screen's state after these events."""
         ref = self.referee
-        if self.unsaved_note is not None:  # on the screen for as long as the game is not saved
-            events = [*events, self.unsaved_note]
+        if self.saves.note is not None:  # on the screen for as long as the game is not saved
+            events = [*events, self.saves.note]
         ranked = sorted(events, key=lambda e: IMPORTANT.index(e.kind) if e.kind in IMPORTANT else len(IMPORTANT))
         forced = next((e.data["spaces"] for e in events if e.kind == "forced"), None)
         if forced is None:
-            from tantrix_pi import rules
-
-            forced = [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)}
-                      for f in rules.forced_space_report(ref.board)]
+            forced = forced_data(ref.forced())
         scores = ref.scores()
         last = out.added[-1].placement if out and out.added else ref.moves[-1].placement if ref.moves else None
         doubted = list(self.tracker.announced_unsure[0]) if self.tracker.announced_unsure else []
+        playing = ref.game is not None and not ref.over
         return View(ranked[0].text if ranked else "", ref.board.copy(), forced, scores, ref.turn, last,
                     game=self.game, mode=ref.setup.mode, players=list(ref.setup.players), puzzle=ref.setup.puzzle,
-                    doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [])
+                    doubted=doubted, bag_empty=ref.bag_empty, winners=list(ref.outcome().winners) if ref.over else [],
+                    illegal=ref.illegal(), to_move=ref.game.to_play if playing else None,
+                    must_fill=ref.must_fill() if playing else [])
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 from tantrix_pi import i18n
@@ -16,6 +17,7 @@ from tantrix_pi.devices.sources import (
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
 from tantrix_pi.live.config import COLOUR_LETTER, Config, ConfigError
+from tantrix_pi.live.hands import HandWatch, Zone, in_pixels
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
 
@@ -29,19 +31,19 @@ class NotAvailable(TantrixError):
 def make_source(cfg: Config) -> FrameSource:
     """The frame source the [camera] section names."""
     cam = cfg.camera
-    if cam["source"] == "picamera2":
-        return Picamera2Source(cam["size"], cam["settle_s"])
-    if cam["source"] == "opencv":
-        return OpenCVSource(cam["device"], cam["size"])
-    if cam["source"] == "folder":
+    if cam.source == "picamera2":
+        return Picamera2Source(cam.size, cam.settle_s)
+    if cam.source == "opencv":
+        return OpenCVSource(cam.device, cam.size)
+    if cam.source == "folder":
         from tantrix_pi.vision import photo
 
-        return folder_source(cam["path"], cam["fps"], read=photo.load)
-    return video_source(cam["path"], cam["fps"])
+        return folder_source(cam.path, cam.fps, read=photo.load)
+    return video_source(cam.path, cam.fps)
 
 
-def make_detector(profile_path: str = "", follow: str | Path | None = None):
-    """vision.detect bound to the calibration profile (none: the detector's defaults).
+def make_detector(profile_path: str = "", follow: str | Path | None = None, zones: Mapping[str, Zone] | None = None):
+    """vision.detect bound to the calibration profile (none: the detector's defaults) and the seats' hand zones.
 
     With `follow`, the profile at that path is read again whenever the file changes (a calibration from
     the buttons' menu takes effect on the next frame); it may not exist yet.
@@ -72,17 +74,26 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None):
                     log.info("calibration profile %s loaded", followed)
                 except TantrixError as e:  # a damaged profile must not stop the referee: keep the last one
                     log.error("%s; the detector keeps its previous calibration", e)
-        return detect(image, profile=loaded["profile"])
+        if not zones:
+            return detect(image, profile=loaded["profile"])
+        size = (image.shape[1], image.shape[0])
+        return detect(image, profile=loaded["profile"], zones=[in_pixels(z, size) for z in zones.values()])
 
     return run
 
 
+def hand_watch(cfg: Config) -> HandWatch | None:
+    """The watch over the playing seats' hand zones in a game ([seats]), None without them."""
+    zones = {c: z for c, z in cfg.seats.zones.items() if c in cfg.mode.player_letters}
+    return HandWatch(zones, cfg.gate.stable_frames) if zones and cfg.mode.kind == "game" else None
+
+
 def setup_of(cfg: Config) -> Setup:
     """The game or puzzle the [mode] section describes."""
-    kind = cfg.mode["kind"]
+    kind = cfg.mode.kind
     if kind == "game":
-        return Setup("game", cfg.player_letters)
-    return Setup(kind, [], cfg.puzzle_spec)
+        return Setup("game", cfg.mode.player_letters)
+    return Setup(kind, [], cfg.mode.puzzle_spec)
 
 
 def device_sinks(cfg: Config) -> list[Sink]:
@@ -97,13 +108,13 @@ def device_sinks(cfg: Config) -> list[Sink]:
         return []
     out: list[Sink] = []
     d = cfg.display
-    if d["kind"] != "none":
+    if d.kind != "none":
         # a screen that cannot be opened must not stop the referee: its frames go to PNGs instead
-        sink = DisplaySink.open(d["kind"], d["dir"] or str(cfg.state_dir / "display"), cfg.display_options)
-        sink.display.page_seconds = d["page_seconds"]
+        sink = DisplaySink.open(d.kind, d.dir or str(cfg.state_dir / "display"), d.options)
+        sink.display.page_seconds = d.page_seconds
         out.append(sink)
     v = cfg.voice
-    out.append(VoiceSink.open(v["language"], v["enabled"], v["words_per_minute"]))
+    out.append(VoiceSink.open(v.language, v.enabled, v.words_per_minute))
     return out
 
 
@@ -130,11 +141,11 @@ def menu_of(cfg: Config):
     """The devices Menu, starting from the configured mode, players and voice."""
     from tantrix_pi.devices.menu import Menu, Settings
 
-    letters = cfg.player_letters
-    return Menu(Settings(mode=cfg.mode["kind"], discovery=cfg.mode["discovery"],
-                         rainbow=COLOUR_LETTER[cfg.mode["rainbow"]],
+    letters = cfg.mode.player_letters
+    return Menu(Settings(mode=cfg.mode.kind, discovery=cfg.mode.discovery,
+                         rainbow=COLOUR_LETTER[cfg.mode.rainbow],
                          players=len(letters), seats=tuple(letters + [c for c in "RYGB" if c not in letters]),
-                         voice=cfg.voice["enabled"], language=i18n.language()))
+                         voice=cfg.voice.enabled, language=i18n.language()))
 
 
 def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
@@ -151,7 +162,7 @@ def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
         log.warning("the devices package is not installed: no buttons")
         return None
     try:
-        buttons = Buttons(cfg.button_pins, hold_seconds=cfg.buttons["hold_s"], events=loop.buttons,
+        buttons = Buttons(cfg.buttons.pins, hold_seconds=cfg.buttons.hold_s, events=loop.buttons,
                           pin_factory=pin_factory)
     except DeviceError as e:
         log.warning("%s: the referee runs without buttons", e)

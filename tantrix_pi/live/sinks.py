@@ -192,7 +192,7 @@ class Sinks(Sink):
 
 
 SPOKEN = ("illegal", "unsure", "forced", "bag_empty", "game_over", "solved", "not_solved", "taken_back", "camera",
-          "hint", "storage", "draw", "solitaire_over", "four_over")
+          "hint", "storage", "draw", "solitaire_over", "four_over", "must_fill", "removed", "moved", "turned")
 """Event kinds worth saying aloud (placements and scores are on the screen)."""
 
 

@@ -24,8 +24,9 @@ from tantrix_pi.board import Board, Placement
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
 
-SCHEMA_VERSION = 2
-"""1 stored each event's text too; 2 keeps machine fields only (the text column is dropped on opening)."""
+SCHEMA_VERSION = 3
+"""1 stored each event's text too; 2 keeps machine fields only (the text column is dropped on opening); 3 adds
+the rules engine's state after each change (a schema-2 game is rebuilt from its legal moves)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,6 +41,8 @@ CREATE TABLE IF NOT EXISTS moves (
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY, game INTEGER NOT NULL REFERENCES games(id), board INTEGER REFERENCES boards(id),
     kind TEXT NOT NULL, data TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS states (
+    id INTEGER PRIMARY KEY, game INTEGER NOT NULL REFERENCES games(id), state TEXT NOT NULL, at REAL NOT NULL);
 """
 
 
@@ -226,10 +229,21 @@ class Store:
         return json.loads(row[0])
 
     def record(self, game: int) -> dict:
-        """The `tantrix-game/1` record of a stored game: players, then every placement and end of turn in order."""
+        """The `tantrix-game/1` record of a stored game. A game: its players, the hands as dealt when they were
+        seen, then every accepted placement, draw and end of turn in order (what the rules engine holds). A
+        puzzle or free play: every placement on the table in order, with `"legal": false` on a refused one."""
         from tantrix_pi.tiles import COLOUR_NAMES
 
         setup = self.setup(game)
+        state = self.state(game)
+        if setup.get("mode", "game") == "game" and state is not None:
+            from tantrix_pi import record
+            from tantrix_pi.live.engines import GameEngine
+
+            engine = GameEngine(setup["players"])
+            for item in state:
+                engine.apply(item)
+            return record.to_dict(engine.game, mode="game", puzzle=None)
         players = [COLOUR_NAMES[c] for c in setup.get("players", [])]
         ends = [e.data for e in self.events(game) if e.kind == "end_turn"]
         moves = [{"player": COLOUR_NAMES[e["player"]], "end_turn": True} for e in ends if e["after"] == 0]
@@ -269,16 +283,23 @@ class Store:
                                (game,)).fetchall()
         return [Move(s, pl, Placement(t, q, r, rot), bool(lg)) for s, pl, t, q, r, rot, lg in rows]
 
+    def state(self, game: int) -> list[dict] | None:
+        """The rules engine's state after the game's last change (None: a game stored before states were)."""
+        row = self.db.execute("SELECT state FROM states WHERE game=? ORDER BY id DESC LIMIT 1", (game,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
     def events(self, game: int) -> list[Stored]:
         """The kind and data of every event of a game, in order."""
         rows = self.db.execute("SELECT kind, data, board FROM events WHERE game=? ORDER BY id", (game,)).fetchall()
         return [Stored(k, json.loads(d), b) for k, d, b in rows]
 
     def commit(self, game: int, board: Board, added: list[Move] = (), removed: list[int] = (),
-               events: list[Event] = ()) -> None:
-        """Write a committed board, the moves it adds or takes back (by seq) and its events, atomically."""
+               events: list[Event] = (), state: list[dict] | None = None) -> None:
+        """Write a committed board, the moves it adds or takes back (by seq), its events and the rules engine's
+        state after it, atomically."""
         now = time.time()
         with self._tx():
+            self._state(game, state, now)
             cur = self.db.execute("INSERT INTO boards (game, board, at) VALUES (?, ?, ?)", (game, board.to_json(), now))
             board_id = cur.lastrowid
             for seq in removed:
@@ -291,13 +312,19 @@ class Store:
                 self.db.execute("INSERT INTO events (game, board, kind, data, at) VALUES (?, ?, ?, ?, ?)",
                                 (game, board_id, e.kind, json.dumps(e.data), now))
 
-    def log_events(self, game: int, events: list[Event]) -> None:
-        """Store events that come with no new board (a tile that cannot be read)."""
+    def log_events(self, game: int, events: list[Event], state: list[dict] | None = None) -> None:
+        """Store events that come with no new board (a tile that cannot be read, an end of turn: with the rules
+        engine's state after it)."""
         now = time.time()
         with self._tx():
+            self._state(game, state, now)
             for e in events:
                 self.db.execute("INSERT INTO events (game, board, kind, data, at) VALUES (?, NULL, ?, ?, ?)",
                                 (game, e.kind, json.dumps(e.data), now))
+
+    def _state(self, game: int, state: list[dict] | None, now: float) -> None:
+        if state is not None:
+            self.db.execute("INSERT INTO states (game, state, at) VALUES (?, ?, ?)", (game, json.dumps(state), now))
 
     @contextmanager
     def _tx(self) -> Iterator[None]:

@@ -31,8 +31,8 @@ OCCLUSION_FACTOR, OCCLUSION_MARGIN = 2.0, 3.0
 changed cell plus MARGIN (a hand's shadow, the player's sleeve); more is something lying over the board."""
 
 OCCLUSION_PATIENCE = 30
-"""Still detections the tracker waits for an occluder to go before it believes what it reads anyway (the
-whole board pushed while a tile was added also changes much of the picture)."""
+"""Still detections the tracker waits for an occluder to go before it believes what it reads anyway, when no
+tile has gone (the whole board pushed while a tile was added also changes much of the picture)."""
 
 
 @dataclass(frozen=True)
@@ -186,8 +186,10 @@ class Tracker:
         if gone and self.streak < self.stable_frames + REMOVAL_EXTRA:
             return None  # tiles gone: a hand resting still could hide them, so wait longer
         explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
-        if changed_tiles is not None and changed_tiles > explained and self.occluded < OCCLUSION_PATIENCE:
-            self.occluded += 1  # something lies over the board: say nothing, wait
+        if changed_tiles is not None and changed_tiles > explained and (gone or self.occluded < OCCLUSION_PATIENCE):
+            # something lies over the board: say nothing, wait; while tiles are missing under it, for as long as
+            # it stays (a hand over the whole board hides every tile, and their doubts with them)
+            self.occluded += 1
             return None
         bad_cells, bad_px, covered = unreadable_cells(det, self.transform)
         if covered and (gone or self.occluded < OCCLUSION_PATIENCE):

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
+from tantrix_pi.live.commands import Calibrating
 from tantrix_pi.web.control import refused
 from tantrix_pi.web.responses import error, jpeg, picture
 
@@ -165,7 +166,7 @@ def routes(guide: Guide) -> list[Route]:
         action = request.path_params["action"]
         if action in ("start", "stop"):
             guide.active = action == "start"
-            request.app.state.site.commands.put(("calibrating", guide.active))
+            request.app.state.site.commands.put(Calibrating(guide.active))
             guide.note = ""
             return JSONResponse(await run_in_threadpool(guide.status), status_code=202)
         work = {"take": guide.take, "forget": guide.forget, "save-lens": guide.save_lens,

@@ -1,6 +1,6 @@
 """Running the table from a paired phone: pairing, then what the buttons' menu does, as commands for the live loop.
 
-Each request becomes one or more `(name, argument)` commands on the loop's queue; the loop carries them
+Each request becomes one or more commands (`tantrix_pi.live.commands`) on the loop's queue; the loop carries them
 out between frames, and what follows (a new game, a refused end of turn, a hint) is announced as usual.
 
 | action | body | does |
@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
+from tantrix_pi.live.commands import AskHint, Command, EndTurn, NewGame, SetVoice, Undo
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import View
 from tantrix_pi.web.pairing import TooManyAttempts
@@ -48,7 +49,7 @@ def setup_of_body(body: dict) -> Setup:
         raise ControlError(str(e).replace("request: mode.", "")) from None
 
 
-def command(action: str, body, view: View | None) -> list[tuple[str, object]]:
+def command(action: str, body, view: View | None) -> list[Command]:
     """The loop commands for one control request."""
     if action not in ACTIONS:
         raise ControlError(_("unknown action {action!r}: one of {actions}").format(action=action,
@@ -56,21 +57,21 @@ def command(action: str, body, view: View | None) -> list[tuple[str, object]]:
     if not isinstance(body, dict):
         raise ControlError(_("the request body must be a JSON object"))
     if action in ("end-turn", "undo", "hint"):
-        return [(action.replace("-", "_"), None)]
+        return [{"end-turn": EndTurn, "undo": Undo, "hint": AskHint}[action]()]
     if action == "voice":
         if not isinstance(body.get("on"), bool):
             raise ControlError(_("send {on} or {off}").format(on='{"on": true}', off='{"on": false}'))
-        return [("voice", body["on"])]
+        return [SetVoice(body["on"])]
     if "voice" in body and not isinstance(body["voice"], bool):
         raise ControlError(_("voice must be true or false"))
     described = {k: v for k, v in body.items() if k != "voice"}
     current = Setup(view.mode, list(view.players), view.puzzle) if view is not None else None
     setup = setup_of_body(body) if described else current
-    out: list[tuple[str, object]] = []
+    out: list[Command] = []
     if action == "new-game" or (setup is not None and setup != current):
-        out.append(("new_game", setup))
+        out.append(NewGame(setup))
     if "voice" in body:
-        out.append(("voice", body["voice"]))
+        out.append(SetVoice(body["voice"]))
     return out
 
 
@@ -116,7 +117,7 @@ async def control(request: Request) -> Response:
         return error(400, str(e))
     for cmd in queued:
         site.commands.put(cmd)
-    return JSONResponse({"queued": [name for name, _ in queued]}, status_code=202)
+    return JSONResponse({"queued": [cmd.name for cmd in queued]}, status_code=202)
 
 
 def routes() -> list[Route]:

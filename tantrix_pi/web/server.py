@@ -148,7 +148,7 @@ def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None
 
 def hub_for(cfg):
     """The sink the web page reads from (a `Hub`), when the config's [web] is on; else None."""
-    if not cfg.web["enabled"]:
+    if not cfg.web.enabled:
         return None
     from tantrix_pi.web.hub import Hub
 
@@ -167,16 +167,17 @@ def start(cfg, loop, hub, detect, profile=None, sock=None):
         return None
     hub.show(loop.view())
     try:
-        sock = passed if passed is not None else listen(cfg.web["bind"], cfg.web["port"])
+        sock = passed if passed is not None else listen(cfg.web.bind, cfg.web.port)
         server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect, profile=profile)
     except WebError as e:
         log.error("%s: the referee runs without its web page", e)
         return None
     try:  # the display shows where the page is (and its QR code) and the code that pairs a phone, until the
         from tantrix_pi.devices.screen import Screen  # first announcement
+        from tantrix_pi.live.commands import ShowScreen
 
         where = addresses(sock)[-1]
-        loop.commands.put(("screen", Screen(title=_("Web page"), lines=(
+        loop.commands.put(ShowScreen(Screen(title=_("Web page"), lines=(
             where, _("Pairing code {code}").format(code=server.site.pairing.code)), qr=where)))
     except ImportError:
         log.info("no devices package: the pairing code is only in this log")
