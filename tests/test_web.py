@@ -917,3 +917,30 @@ def test_the_referees_loss_of_the_camera_shows_on_the_page(tmp_path):
             seen.append(client.get("/api/state").json()["camera"])
     assert {"up": False, "text": "Camera lost: camera unplugged. Retrying."} in seen
     assert seen[-1] == {"up": True, "text": "Camera is back."}
+
+
+def test_a_body_the_parser_cannot_take_and_a_game_number_sqlite_cannot_hold_are_one_line_4xx(table, tmp_path):
+    client, commands, site = table
+    huge, deep = b'{"code": ' + b"9" * 5000 + b"}", b"[" * 100_000 + b"]" * 100_000
+    auth = {"Authorization": "Bearer " + client.post("/api/pair", json={"code": "123456"}).json()["token"]}
+    for body in (huge, deep, b"\xff"):
+        for url, headers in (("/api/pair", {}), ("/api/control/end-turn", auth)):
+            r = client.post(url, content=body, headers={"Content-Type": "application/json", **headers})
+            assert r.status_code == 400 and "\n" not in r.json()["error"] and r.json()["error"]
+    assert commands.empty()
+    store = Store(tmp_path / "state.db")
+    store.close()
+    with TestClient(make_app(Site(Hub(), tmp_path / "state.db"))) as reader:
+        for path in ("", "/steps", "/steps/0"):
+            r = reader.get("/api/games/" + "9" * 30 + path)
+            assert r.status_code == 404 and r.json()["error"] == f"there is no game {'9' * 30}"
+
+
+def test_one_phones_wrong_codes_do_not_lock_another_out(table):
+    client, _, site = table
+    for _ in range(MAX_FAILURES):
+        client.post("/api/pair", json={"code": "654321"})
+    assert client.post("/api/pair", json={"code": "123456"}).status_code == 429
+    with TestClient(make_app(site), client=("192.168.1.31", 50000)) as other:
+        r = other.post("/api/pair", json={"code": "123456"})
+    assert r.status_code == 200 and r.json()["token"]

@@ -15,8 +15,6 @@ out between frames, and what follows (a new game, a refused end of turn, a hint)
 
 from __future__ import annotations
 
-import json
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -27,7 +25,7 @@ from tantrix_pi.live.commands import AskHint, Command, EndTurn, NewGame, SetVoic
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import View
 from tantrix_pi.web.pairing import TooManyAttempts
-from tantrix_pi.web.responses import error
+from tantrix_pi.web.responses import NotJSON, error, json_body
 
 
 class ControlError(TantrixError):
@@ -89,12 +87,12 @@ def refused(request: Request) -> Response | None:
 
 async def pair(request: Request) -> Response:
     try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        body = await json_body(request)
+    except NotJSON:
         return error(400, _("send {example}").format(example='{"code": "123456"}'))
     code = body.get("code", "") if isinstance(body, dict) else ""
     try:
-        token = request.app.state.site.pairing.pair(str(code))
+        token = request.app.state.site.pairing.pair(str(code), request.client.host if request.client else "")
     except TooManyAttempts as e:
         return error(429, str(e), headers={"Retry-After": f"{e.retry_after:.0f}"})
     if token is None:
@@ -107,9 +105,9 @@ async def control(request: Request) -> Response:
     if no is not None:
         return no
     try:
-        body = await request.json() if await request.body() else {}
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return error(400, _("the request body is not JSON"))
+        body = await json_body(request, {})
+    except NotJSON as e:
+        return error(400, str(e))
     site = request.app.state.site
     try:
         queued = command(request.path_params["action"], body, site.hub.snapshot().view)

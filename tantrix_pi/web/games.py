@@ -10,11 +10,18 @@ from starlette.routing import Route
 from tantrix_pi.i18n import _
 from tantrix_pi.web.responses import error
 
+LAST_GAME = 2**63 - 1
+"""SQLite's largest integer: no game is numbered beyond it (the route takes any number of digits)."""
+
 
 async def read_store(request: Request, work) -> Response:
     """`work(store)`'s answer as JSON, from a read-only connection of its own in a worker thread; 404 with the
     store's line when there is no database, game or step."""
     from tantrix_pi.live.store import Store, StoreError
+
+    game = request.path_params.get("game")
+    if game is not None and game > LAST_GAME:
+        return error(404, _("there is no game {game}").format(game=game))
 
     def run():
         path = request.app.state.site.state_db

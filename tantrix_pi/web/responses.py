@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import cv2
 import numpy as np
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+
+from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 
 PICTURE_WIDTH = 960
 """Width of the pictures the page shows (the camera's frame and the photo checks' overlays)."""
@@ -17,6 +22,22 @@ RETRY_AFTER_S = 5
 def error(status: int, line: str, headers: dict | None = None) -> JSONResponse:
     """One line of JSON saying what is wrong."""
     return JSONResponse({"error": line}, status_code=status, headers=headers)
+
+
+class NotJSON(TantrixError):
+    """A request body that is not JSON the page would send (answered 400 with this line)."""
+
+
+async def json_body(request: Request, empty=None):
+    """The request's JSON body (`empty` when there is none and that is allowed); NotJSON when it is malformed, or
+    beyond what the parser takes (a number of more than 4300 digits, nesting too deep)."""
+    raw = await request.body()
+    if not raw and empty is not None:
+        return empty
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):  # JSONDecodeError, UnicodeDecodeError and int's digit limit are ValueErrors
+        raise NotJSON(_("the request body is not JSON")) from None
 
 
 def busy(line: str) -> JSONResponse:
