@@ -120,6 +120,8 @@ def cmd_run(args) -> int:
         if buttons is not None:
             opened.callback(buttons.close)
             loop.jobs.calibrate = menu_calibration(profile_path, detect)
+            if web is not None and loop.menu is not None:
+                loop.menu.web = web.start_page
         log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
                  cfg.camera.source)
         loop.run()

@@ -90,6 +90,10 @@ class WebServer:
                                                     timeout_graceful_shutdown=2))
         self.thread = threading.Thread(target=self._run, name="web", daemon=True)
         self.failed: BaseException | None = None
+        self.site = None
+        """What the routes serve from (`app.Site`), set by `serve`."""
+        self.start_page = None
+        """The display's page saying where the page is and the pairing code (devices `Screen`), set by `start`."""
 
     @property
     def port(self) -> int:
@@ -177,8 +181,9 @@ def start(cfg, loop, hub, detect, profile=None, sock=None):
         from tantrix_pi.live.commands import ShowScreen
 
         where = addresses(sock)[-1]
-        loop.commands.put(ShowScreen(Screen(title=_("Web page"), lines=(
-            where, _("Pairing code {code}").format(code=server.site.pairing.code)), qr=where)))
+        server.start_page = Screen(title=_("Web page"), lines=(
+            where, _("Pairing code {code}").format(code=server.site.pairing.code)), qr=where)
+        loop.commands.put(ShowScreen(server.start_page))
     except ImportError:
         log.info("no devices package: the pairing code is only in this log")
     return server
