@@ -919,6 +919,76 @@ def test_the_referees_loss_of_the_camera_shows_on_the_page(tmp_path):
     assert seen[-1] == {"up": True, "text": "Camera is back."}
 
 
+def test_the_seats_step_finds_each_hand_writes_the_config_and_the_running_referee_watches_them(tmp_path,
+                                                                                               monkeypatch):
+    from dataclasses import replace
+
+    from live_fakes import ZONES, frame_of
+
+    from tantrix_pi.devices.sources import ReplaySource
+    from tantrix_pi.live import config as config_mod
+    from tantrix_pi.live import service
+    from tantrix_pi.live.hands import in_pixels
+    from tantrix_pi.vision.detection import in_polygon
+    from tantrix_pi.web.calibrate import Guide
+    from tantrix_pi.web.server import seating
+
+    held = {"Y": set(range(1, 7)), "R": set(range(7, 13))}
+    table = [frame_of(Board(), hands={"Y": held["Y"]})]  # one hand laid out so far
+
+    def sized(image):  # frame_of's tiles are 8 px wide, hands alone too
+        return replace(detect_frame(image), tile_px=8.0)
+
+    given = {}
+
+    def make_detector(profile_path="", follow=None, zones=None):  # the service's, on frame_of frames
+        given.update(zones=zones, follow=follow)
+        return sized
+
+    monkeypatch.setattr(service, "make_detector", make_detector)
+    config = tmp_path / "config.toml"
+    config.write_text('language = "en"  # kept\n\n[mode]\nplayers = ["yellow", "red"]\n')
+    cfg = config_mod.load(config)
+    hub = Hub()
+    def frames():
+        while True:
+            yield table[0]
+
+    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"),
+                    Setup("game", ["Y", "R"]), Sinks([MemorySink(), hub]), gate=GateConfig(stable_frames=2))
+    hub.show(loop.view())
+    profile = tmp_path / "profile.toml"
+    guide = Guide(hub, profile, sized, seat=seating(cfg, loop, profile, config))
+    site = Site(hub, commands=loop.commands, pairing=Pairing("444444"), calibration=guide)
+    with TestClient(make_app(site)) as client:
+        auth = {"Authorization": "Bearer " + client.post("/api/pair", json={"code": "444444"}).json()["token"]}
+        assert client.post("/api/control/calibration/start", headers=auth).status_code == 202
+        loop.step()
+        assert client.post("/api/control/calibration/seats").status_code == 403  # paired phones only
+        r = client.post("/api/control/calibration/seats", headers=auth)
+        assert r.status_code == 400 and r.json()["error"].startswith("1 groups of tiles found for 2 players")
+        r = client.post("/api/control/calibration/seats", json={"first": "middle"}, headers=auth)
+        assert r.status_code == 400 and "bottom" in r.json()["error"]
+        table[0] = frame_of(Board(), hands=held)  # both hands laid out
+        loop.step()
+        r = client.post("/api/control/calibration/seats", headers=auth)
+        assert r.status_code == 200 and r.json()["note"] == f"Seats set for Yellow, Red and written to {config}."
+        assert client.post("/api/control/calibration/stop", headers=auth).status_code == 202
+    written = config.read_text()
+    assert written.startswith('language = "en"  # kept') and 'players = ["yellow", "red"]' in written
+    seats = config_mod.load(config).seats.zones
+    size = (table[0].shape[1], table[0].shape[0])
+    for p, tiles in held.items():  # each seat's zone holds its tiles and no other's
+        inside = {u.tile for u in detect_frame(table[0]).loose if in_polygon(in_pixels(seats[p], size), u.center_px)}
+        assert inside == tiles and set(ZONES[p]) != set(seats[p])
+    assert loop.hands is None and loop.referee.game.hands["Y"] is None
+    for _ in range(4):  # the referee takes them into use between frames, without a restart
+        loop.step()
+    assert loop.hands.zones == seats and given["zones"] == seats and given["follow"] == profile
+    assert loop.detect is sized and loop.referee.hands_in_view
+    assert {p: loop.referee.game.hands[p] for p in held} == held  # the hands as dealt, read in the new zones
+
+
 def test_a_body_the_parser_cannot_take_and_a_game_number_sqlite_cannot_hold_are_one_line_4xx(table, tmp_path):
     client, commands, site = table
     huge, deep = b'{"code": ' + b"9" * 5000 + b"}", b"[" * 100_000 + b"]" * 100_000

@@ -113,7 +113,7 @@ def cmd_run(args) -> int:
         loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, hint_s=cfg.mode.hint_s,
                         notifier=Notifier(), hands=hands)
         stop_request.attach(loop)
-        web = web_server.start(cfg, loop, hub, detect, profile_path)
+        web = web_server.start(cfg, loop, hub, detect, profile_path, config=args.config)
         if web is not None:
             opened.callback(web.stop)
         buttons = start_buttons(cfg, loop)

@@ -39,7 +39,7 @@ def cmd_hands(args) -> int:
     image = load(args.image)
     h, w = image.shape[:2]
     zones = zones_from(detect(image), players, (w, h), args.first)
-    section = {COLOUR_NAMES[p].lower(): [list(xy) for xy in z] for p, z in zones.items()}
+    section = section_of(zones)
     if args.config:
         write_seats(Path(args.config), section)
     if args.json:
@@ -56,6 +56,11 @@ def cmd_hands(args) -> int:
         for name, z in section.items():
             print(f"{name} = {json.dumps(z)}")
     return EXIT_OK
+
+
+def section_of(zones: dict) -> dict:
+    """[seats] as the config writes it: colour name -> the zone's corners (fractions of the frame)."""
+    return {COLOUR_NAMES[p].lower(): [list(xy) for xy in z] for p, z in zones.items()}
 
 
 def write_seats(path: Path, section: dict) -> None:

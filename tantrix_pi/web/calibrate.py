@@ -1,6 +1,8 @@
 """Guided calibration on the web page: the camera's live picture with the ChArUco corners drawn as they are
 found, the views taken so far on a map (where the board was, how it leaned), and a warning while they are
-too alike to pin the lens down; then the table plane and the tile colours, each saved to the profile.
+too alike to pin the lens down; then the table plane and the tile colours, each saved to the profile; and the
+seats: each player's hand zone found in the picture of the hands laid out (as `calibrate hands`), written to the
+config and taken into use by the running referee.
 
 While it runs the referee judges no move (the table shows the sheet, not a game); the detector takes the
 profile's new sections from the next frame, as after the buttons' menu calibration.
@@ -9,6 +11,7 @@ profile's new sections from the next frame, as after the buttons' menu calibrati
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -21,8 +24,9 @@ from starlette.routing import Route
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
 from tantrix_pi.live.commands import Calibrating
+from tantrix_pi.live.hands import SIDES, zones_from
 from tantrix_pi.web.control import refused
-from tantrix_pi.web.responses import error, jpeg, picture
+from tantrix_pi.web.responses import NotJSON, error, jpeg, json_body, picture
 
 
 class GuideError(TantrixError):
@@ -35,10 +39,13 @@ CORNER_BGR = (0, 220, 0)
 class Guide:
     """The guided calibration's state: the lens views taken so far (thread-safe)."""
 
-    def __init__(self, hub, profile_path: str | Path, detect=None, spec=None) -> None:
+    def __init__(self, hub, profile_path: str | Path, detect=None, spec=None,
+                 seat: Callable[[dict, list[str]], str] | None = None) -> None:
+        """`seat(zones, players)`: takes the hand zones found into use and says where they were kept (None: the
+        seats cannot be set here)."""
         from tantrix_pi.calibration.charuco import BoardSpec
 
-        self.hub, self.path, self.detect = hub, Path(profile_path), detect
+        self.hub, self.path, self.detect, self.seat = hub, Path(profile_path), detect, seat
         self.spec = spec or BoardSpec()
         self.views: list = []
         self.size: tuple[int, int] | None = None
@@ -145,6 +152,18 @@ class Guide:
             raise GuideError(note)
         return note
 
+    def seats(self, first: str) -> str:
+        """The hand zones of the game's players (seated clockwise from the `first` side of the picture) from the
+        latest frame, taken into use; SeatsError (one line) when the hands are not laid out apart."""
+        if self.seat is None:
+            raise GuideError(_("the seats are set on the running referee only (tantrix-pi run)"))
+        view = self.hub.snapshot().view
+        if view is None or view.mode != "game":
+            raise GuideError(_("the hand zones are a game's: start a game with its players first"))
+        frame = self._frame()
+        zones = zones_from(self.detect(frame), list(view.players), (frame.shape[1], frame.shape[0]), first)
+        return self.seat(zones, list(view.players))
+
 
 def routes(guide: Guide) -> list[Route]:
     """The guided calibration's API (its page is in `pages`)."""
@@ -169,8 +188,16 @@ def routes(guide: Guide) -> list[Route]:
             request.app.state.site.commands.put(Calibrating(guide.active))
             guide.note = ""
             return JSONResponse(await run_in_threadpool(guide.status), status_code=202)
+        try:
+            body = await json_body(request, {})
+        except NotJSON as e:
+            return error(400, str(e))
+        first = body.get("first", "bottom") if isinstance(body, dict) else None
+        if first not in SIDES:
+            return error(400, _("first: one of {sides}").format(sides=", ".join(SIDES)))
         work = {"take": guide.take, "forget": guide.forget, "save-lens": guide.save_lens,
-                "table": lambda: guide.table_or_colour(1), "colour": lambda: guide.table_or_colour(2)}.get(action)
+                "table": lambda: guide.table_or_colour(1), "colour": lambda: guide.table_or_colour(2),
+                "seats": lambda: guide.seats(first)}.get(action)
         if work is None:
             return error(404, _("unknown calibration step {action!r}").format(action=action))
         if not guide.active:
