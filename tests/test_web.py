@@ -925,13 +925,13 @@ def test_the_seats_step_finds_each_hand_writes_the_config_and_the_running_refere
 
     from live_fakes import ZONES, frame_of
 
+    from tantrix_pi.commands.seats import seating
     from tantrix_pi.devices.sources import ReplaySource
     from tantrix_pi.live import config as config_mod
     from tantrix_pi.live import service
     from tantrix_pi.live.hands import in_pixels
     from tantrix_pi.vision.detection import in_polygon
     from tantrix_pi.web.calibrate import Guide
-    from tantrix_pi.web.server import seating
 
     held = {"Y": set(range(1, 7)), "R": set(range(7, 13))}
     table = [frame_of(Board(), hands={"Y": held["Y"]})]  # one hand laid out so far

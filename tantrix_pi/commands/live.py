@@ -83,6 +83,7 @@ class StopRequest:
 
 def cmd_run(args) -> int:
     stop_request = StopRequest()  # before anything slow: systemd may stop us while we start
+    from tantrix_pi.commands.seats import seating
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.sdnotify import Notifier
     from tantrix_pi.live.service import (
@@ -113,7 +114,7 @@ def cmd_run(args) -> int:
         loop = LiveLoop(make_source(cfg), detect, store, setup_of(cfg), sink, gate=cfg.gate, hint_s=cfg.mode.hint_s,
                         notifier=Notifier(), hands=hands)
         stop_request.attach(loop)
-        web = web_server.start(cfg, loop, hub, detect, profile_path, config=args.config)
+        web = web_server.start(cfg, loop, hub, detect, profile_path, seat=seating(cfg, loop, profile_path, args.config))
         if web is not None:
             opened.callback(web.stop)
         buttons = start_buttons(cfg, loop)

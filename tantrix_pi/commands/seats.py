@@ -80,3 +80,23 @@ def write_seats(path: Path, section: dict) -> None:
     except OSError as e:
         raise ConfigWriteError(_("{path}: cannot write the config file ({error})").format(
             path=path, error=e.strerror)) from None
+
+
+def seating(cfg, loop, profile: Path, config: str | None):
+    """How the web page's seats step takes hand zones into use in `run`: found for a game's players, written to
+    the `config` file's [seats] (when there is one) and given to the loop from its next frame (`service.reseat`:
+    the hand watch and the detector, `profile` followed, as `run` makes them from a config)."""
+    from tantrix_pi.live.service import reseat
+
+    def seat(zones: dict, players: list[str]) -> str:
+        section = section_of(zones)
+        if config is not None:
+            write_seats(Path(config), section)
+        loop.commands.put(reseat(cfg, section, players, profile))
+        names = ", ".join(player_name(p) for p in players)
+        if config is None:
+            return _("Seats set for {players}, until the referee stops (it runs without a config file to keep "
+                     "them in).").format(players=names)
+        return _("Seats set for {players} and written to {path}.").format(players=names, path=config)
+
+    return seat

@@ -13,12 +13,11 @@ import logging
 import os
 import socket
 import threading
-from pathlib import Path
 
 import uvicorn
 
 from tantrix_pi.errors import TantrixError
-from tantrix_pi.i18n import _, player_name
+from tantrix_pi.i18n import _
 
 log = logging.getLogger("tantrix_pi.web")
 
@@ -161,12 +160,12 @@ def hub_for(cfg):
     return Hub()
 
 
-def start(cfg, loop, hub, detect, profile=None, sock=None, config=None):
+def start(cfg, loop, hub, detect, profile=None, sock=None, seat=None):
     """The table's web page beside the loop (docs/web.md), or None when there is no hub ([web] is off) or
     its port is taken (logged: the referee runs without its page). `sock`: a listening socket to serve on
     (default: the one systemd passed, else one bound to [web] bind and port); `profile`: the calibration profile
-    the page's guided calibration saves to; `config`: the config file its seats step writes [seats] into (None:
-    the zones hold until the referee stops)."""
+    the page's guided calibration saves to; `seat`: how its seats step takes the hand zones into use
+    (`commands.seats.seating`; None: it cannot)."""
     passed = systemd_socket() if sock is None else sock
     if hub is None:
         if passed is not None:
@@ -176,7 +175,7 @@ def start(cfg, loop, hub, detect, profile=None, sock=None, config=None):
     try:
         sock = passed if passed is not None else listen(cfg.web.bind, cfg.web.port)
         server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect, profile=profile,
-                       seat=seating(cfg, loop, profile, config))
+                       seat=seat)
     except WebError as e:
         log.error("%s: the referee runs without its web page", e)
         return None
@@ -192,22 +191,3 @@ def start(cfg, loop, hub, detect, profile=None, sock=None, config=None):
         log.info("no devices package: the pairing code is only in this log")
     return server
 
-
-def seating(cfg, loop, profile, config):
-    """The page's seats step: hand zones found for a game's players written to `config`'s [seats] (when there is
-    a file) and taken into use by the loop from its next frame, as `run` takes a config's."""
-    from tantrix_pi.commands.seats import section_of, write_seats
-    from tantrix_pi.live.service import reseat
-
-    def seat(zones: dict, players: list[str]) -> str:
-        section = section_of(zones)
-        if config is not None:
-            write_seats(Path(config), section)
-        loop.commands.put(reseat(cfg, section, players, profile))
-        names = ", ".join(player_name(p) for p in players)
-        if config is None:
-            return _("Seats set for {players}, until the referee stops (it runs without a config file to keep "
-                     "them in).").format(players=names)
-        return _("Seats set for {players} and written to {path}.").format(players=names, path=config)
-
-    return seat
