@@ -5,8 +5,9 @@ constant and translated where it is shown) and translated by the stdlib's gettex
 compiled into `tantrix_pi/locale/` (`./run.sh catalogues` makes them with Babel). The language is chosen
 once, `use(choose(option, configured))`: `--lang`, else the service's `language` key, else the gettext
 environment (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), else English; the buttons' menu may switch it while
-the service runs. Machine fields (event kinds and data, `--json` keys, records, the store) never pass
-through here.
+the service runs. A web request may speak a language of its own (`speaking(code)`: each phone reads the
+page in its language) without changing the referee's. Machine fields (event kinds and data, `--json` keys,
+records, the store) never pass through here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import argparse
 import gettext
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 DOMAIN = "tantrix_pi"
@@ -33,6 +36,8 @@ log = logging.getLogger(__name__)
 _code = DEFAULT
 _translation: gettext.NullTranslations = gettext.NullTranslations()
 _warned: set[str] = set()
+_speaking: ContextVar[tuple[str, gettext.NullTranslations] | None] = ContextVar("tantrix_pi_speaking", default=None)
+"""The language of one context (a web request and the work it hands to threads), over the referee's."""
 
 
 def code_of(name: str) -> str:
@@ -61,10 +66,8 @@ def choose(option: str | None = None, configured: str | None = None,
     return from_environment(environ) or DEFAULT
 
 
-def use(code: str) -> str:
-    """Speak `code` from now on and return the language in use: English, with one warning, when `code`
-    has no catalogue."""
-    global _code, _translation
+def _load(code: str) -> tuple[str, gettext.NullTranslations]:
+    """(the language, its catalogue): English, with one warning, when `code` has no catalogue."""
     code = code_of(code)
     translation: gettext.NullTranslations = gettext.NullTranslations()
     if code != DEFAULT:
@@ -76,32 +79,56 @@ def use(code: str) -> str:
                 log.warning("tantrix-pi: no catalogue for language %r (there are %s); speaking English",
                             code, ", ".join(LANGUAGES))
             code = DEFAULT
-    _code, _translation = code, translation
+    return code, translation
+
+
+def use(code: str) -> str:
+    """Speak `code` from now on and return the language in use: English, with one warning, when `code`
+    has no catalogue."""
+    global _code, _translation
+    _code, _translation = _load(code)
     # argparse's own words (usage, "options", its errors) from their catalogue: argparse looks up its module's
     # `_` and `ngettext` each time it speaks
-    words = gettext.translation(ARGPARSE, LOCALE_DIR, [code], fallback=True)
+    words = gettext.translation(ARGPARSE, LOCALE_DIR, [_code], fallback=True)
     argparse._, argparse.ngettext = words.gettext, words.ngettext
-    return code
+    return _code
+
+
+@contextmanager
+def speaking(code: str) -> Iterator[str]:
+    """Within the block (in this context only: one web request, and the threads it hands work to), speak
+    `code` whatever the referee speaks; yields the language in use."""
+    token = _speaking.set(_load(code))
+    try:
+        yield _speaking.get()[0]
+    finally:
+        _speaking.reset(token)
+
+
+def _now() -> gettext.NullTranslations:
+    here = _speaking.get()
+    return here[1] if here is not None else _translation
 
 
 def language() -> str:
     """The language in use ('en', 'cs', ...)."""
-    return _code
+    here = _speaking.get()
+    return here[0] if here is not None else _code
 
 
 def _(message: str) -> str:
     """`message` in the current language."""
-    return _translation.gettext(message)
+    return _now().gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of a message for the count `n`, by the current language's plural rule."""
-    return _translation.ngettext(singular, plural, n)
+    return _now().ngettext(singular, plural, n)
 
 
 def pgettext(context: str, message: str) -> str:
     """`message` in the current language where `context` tells short words apart ('colour', 'player')."""
-    return _translation.pgettext(context, message)
+    return _now().pgettext(context, message)
 
 
 def N_(message: str) -> str:

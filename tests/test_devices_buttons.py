@@ -228,3 +228,19 @@ def test_buttons_drive_the_menu_drawn_on_a_mono_display(mock_factory):
     assert menu.settings.mode == "discovery"
     assert device.image is not None and device.image.size == (128, 64)
     assert display.screen.lines[0] == "Mode: Discovery"
+
+
+def test_the_menu_shows_the_web_pages_address_and_pairing_code_again():
+    from tantrix_pi.devices.screen import Screen
+
+    menu = Menu()
+    assert "web" not in menu.items()  # no page runs
+    menu.web = Screen(title="Web page", lines=("http://192.168.1.20:8080/", "Pairing code 123456"),
+                      qr="http://192.168.1.20:8080/")
+    menu.handle(Event.MENU)
+    menu.index = menu.items().index("web")
+    assert menu.label("web") == "Web page and pairing code"
+    assert menu.handle(Event.NEXT) == [] and menu.screen() is menu.web
+    assert menu.handle(Event.BACK) == [] and menu.is_open and menu.screen().title == "Menu"  # back to the menu
+    menu.handle(Event.NEXT)
+    assert menu.handle(Event.NEXT) == [] and menu.screen().title == "Menu", "any button goes back"

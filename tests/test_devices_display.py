@@ -219,3 +219,27 @@ def test_a_word_wider_than_the_screen_is_broken_after_a_slash_or_between_letters
     assert all(font(14).getlength(line) <= 126 for line in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
     assert any(line.endswith("/") for line in lines)
+
+
+def read_qr(frame: Image.Image) -> str:
+    """What a phone's camera reads in the frame (each pixel blown up, as a panel's pixels are to a camera)."""
+    import cv2
+
+    grey = np.asarray(frame.convert("L"))
+    return cv2.QRCodeDetector().detectAndDecode(cv2.resize(grey, None, fx=4, fy=4,
+                                                           interpolation=cv2.INTER_NEAREST))[0]
+
+
+@pytest.mark.parametrize("model", list(MODELS.values()), ids=lambda m: m.name)
+@pytest.mark.parametrize("address", ["http://192.168.1.20:8080/", "http://tantrix-pi.local:8080/"])
+def test_the_web_pages_start_page_shows_its_address_as_a_qr_code(model, address):
+    screen = Screen(title="Web page", lines=(address, "Pairing code 123456"), qr=address)
+    display, device = show(model, screen)
+    if model.mode == "1":  # the lines first, then the code on a page of its own
+        assert display.pages == 2 and read_qr(device.image) == "" and contains_text(device.image, "Pairing code", 11)
+        display.next_page()
+    else:
+        assert contains_text(device.image, "Pairing code", model.size[1] // 15)
+    assert read_qr(device.image) == address
+    _, device = show(model, replace(screen, qr=""))
+    assert read_qr(device.image) == ""

@@ -20,7 +20,7 @@ HANDS = {"R": ([1, 2, 3, 4, 5, 6], lambda i: (330 + 110 * i, 890)),  # along the
          "G": ([21, 22, 23, 24, 25, 26], lambda i: (330 + 110 * i, 70))}  # the top
 
 
-BOARD = Board([Placement(40, 0, 0, 0), Placement(41, 1, 0, 0)])
+BOARD = Board([Placement(40, 0, 0, 0), Placement(41, 1, 0, 1)])  # their colours meet: a board, not loose tiles
 
 
 def photo(tmp_path):

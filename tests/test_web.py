@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import re
 import threading
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import cv2
 import httpx2 as httpx
@@ -28,9 +30,10 @@ from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import MemorySink, Sinks, View
 from tantrix_pi.live.store import Event, Store
 from tantrix_pi.simulator import PLAIN, legal_board, render
-from tantrix_pi.web.app import MAX_UPLOAD, Site, make_app
+from tantrix_pi.web.app import Site, make_app
 from tantrix_pi.web.hub import CLIENT_QUEUE, Broadcaster, Hub
 from tantrix_pi.web.pairing import MAX_FAILURES, Pairing
+from tantrix_pi.web.photos import MAX_UPLOAD
 from tantrix_pi.web.server import listen, serve
 from tantrix_pi.web.svg import board_svg
 
@@ -116,16 +119,24 @@ def test_api_state_is_the_referees_game(played):
     assert state["seen"] > 0 and state["camera"]["up"]
 
 
-def test_the_last_frame_read_is_drawn_with_what_was_seen(played):
-    loop, hub, _, _ = played
+def test_the_last_frame_read_is_drawn_with_what_was_seen_cut_to_the_board(photos):
+    from tantrix_pi.vision import detect
+    from tantrix_pi.web.table import board_crop
+
+    hub = Hub()
     with TestClient(make_app(Site(hub))) as client:
+        assert client.get("/api/seen.jpg").status_code == 404  # nothing seen yet: said, not a broken picture
+        frame = cv2.imread(str(photos["game"]))
+        hub.frame(frame, detect(frame))
         r = client.get("/api/seen.jpg")
     assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
     picture = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_COLOR)
-    frame = hub.seen().frame
-    assert picture.shape == frame.shape and np.abs(picture.astype(int) - frame.astype(int)).mean() > 1
-    with TestClient(make_app(Site(Hub()))) as client:
-        assert client.get("/api/seen.jpg").status_code == 404  # nothing seen yet: said, not a broken picture
+    seen = hub.seen()
+    board = board_crop(seen.frame, seen.detection)  # cut to the tiles seen, with a margin
+    assert board.size < 0.8 * frame.size and picture.shape == board.shape
+    assert np.abs(picture.astype(int) - board.astype(int)).mean() > 1  # what was seen is drawn on it
+    xs = [t.center_px[0] for t in seen.detection.tiles]
+    assert len(xs) == 7 and board.shape[1] >= max(xs) - min(xs) + seen.detection.tile_px  # every tile is in it
 
 
 def test_replay_steps_and_records_come_from_the_store(played, tmp_path):
@@ -150,6 +161,286 @@ def test_replay_steps_and_records_come_from_the_store(played, tmp_path):
     assert [m for m in record["moves"] if not m.get("end_turn")] == [m for m in rec["moves"] if not m.get("end_turn")]
 
 
+# -- rulings on the board, the game as moves ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def illegal_moment(tmp_path_factory):
+    """The bundled game played until its illegal tile lies on the table (the hub as the referee's View promises)."""
+    from web_fakes import illegal_scene, play
+
+    return play(tmp_path_factory.mktemp("illegal"), illegal_scene())
+
+
+def test_an_illegal_tile_is_drawn_as_such_with_the_edge_it_does_not_match(illegal_moment):
+    loop, hub, memory = illegal_moment
+    ruled = next(e for e in reversed(memory.events) if e.kind == "illegal")
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        state = client.get("/api/state").json()
+    root = ET.fromstring(state["svg"])
+    illegal = [g for g in root.iter(f"{SVG}g") if g.get("class") == "tile illegal"]
+    assert [(int(g.get("data-tile")), int(g.get("data-q")), int(g.get("data-r"))) for g in illegal] == [
+        (ruled.data["tile"], *ruled.data["cell"])]
+    assert state["illegal"] == [{k: ruled.data[k] for k in ("tile", "cell", "rot", "violations")}]
+    golden = [v for v in ruled.data["violations"] if v["rule"] == "golden-rule"]
+    edges = [(e.get("data-q"), e.get("data-r")) for e in root.iter(f"{SVG}line") if e.get("class") == "mismatch"]
+    assert golden and edges == [(str(c[0]), str(c[1])) for v in golden for c in v["cells"][1:]]
+    blocked = {(int(e.get("data-q")), int(e.get("data-r"))) for e in root.iter(f"{SVG}polygon")
+               if e.get("class") == "blocked"}
+    named = {tuple(c) for v in ruled.data["violations"] if v["rule"] != "golden-rule" for c in v["cells"][1:]}
+    assert blocked == named
+    # the spaces only the illegal tile makes are not drawn as real ones
+    forced = {(int(g.get("data-q")), int(g.get("data-r"))) for g in root.iter(f"{SVG}g") if g.get("class") == "forced"}
+    from tantrix_pi import rules
+
+    without = Board(p for p in loop.referee.board if p.tile != ruled.data["tile"])
+    assert forced == set(rules.forced_spaces(without)) != set(rules.forced_spaces(loop.referee.board))
+
+
+def test_the_moves_are_the_stored_ones_marked_forced_or_free(played):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        moves = client.get("/api/state").json()["moves"]
+    stored = loop.store.moves(loop.game)
+    assert [(m["n"], m["tile"], m["q"], m["r"], m["rot"], m["player"]) for m in moves] == [
+        (n, s.placement.tile, s.placement.q, s.placement.r, s.placement.rot, s.player) for n, s in enumerate(stored, 1)]
+    said = {e.data["tile"]: e.data["forced"] for e in memory.events if e.kind == "placed"}
+    assert {m["tile"]: m["forced"] for m in moves} == said and 0 < sum(said.values()) < len(said)
+
+
+def test_the_scores_come_with_their_lines_and_loops_drawn(played):
+    from tantrix_pi import scoring
+
+    loop, hub, _, _ = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        state = client.get("/api/state").json()
+    board = loop.store.board(loop.game)
+    for c in ("R", "Y"):
+        s = scoring.score(board, c)
+        assert state["breakdown"][c] == {"line": s.line, "loop": s.loop, "score": s.score}
+        assert s.score == state["scores"][c]
+        drawn = [e for e in ET.fromstring(state["svg"]).iter()
+                 if e.get("class") == "path" and e.get("data-colour") == c]
+        assert len(drawn) == 1 and int(drawn[0].get("data-length")) == len(s.path.cells)
+
+
+def test_the_replay_counts_moves_and_shows_each_steps_scores_forced_spaces_and_ruling(played):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        answer = client.get(f"/api/games/{loop.game}/steps").json()
+        steps, moves = answer["steps"], answer["moves"]
+        ruled = next(i for i, s in enumerate(steps) if any(t.startswith("Illegal") for t in s["events"]))
+        at = client.get(f"/api/games/{loop.game}/steps/{ruled}").json()
+        after = client.get(f"/api/games/{loop.game}/steps/{ruled + 1}").json()
+        last = client.get(f"/api/games/{loop.game}/steps/{len(steps) - 1}").json()
+    assert len(steps) == 59 and len(moves) == 56 and steps[-1]["move"] == 56 == last["moves"]  # 58 boards
+    assert [m["n"] for m in moves] == list(range(1, 57))
+    assert [(m["tile"], m["q"], m["r"]) for m in moves] == [(p.tile, p.q, p.r) for p in
+                                                            (m.placement for m in loop.store.moves(loop.game))]
+    for m in moves:  # each move is on the board from its step on, and not before
+        assert steps[m["step"]]["move"] >= m["n"] and steps[m["step"] - 1]["move"] < m["n"]
+    assert last["scores"] == loop.referee.scores() and last["breakdown"]["R"]["score"] == last["scores"]["R"]
+    assert at["illegal"] and 'class="tile illegal"' in at["svg"] and at["move"] == steps[ruled - 1]["move"]
+    assert not after["illegal"] and 'illegal' not in after["svg"]
+    from tantrix_pi import rules
+
+    refused = at["illegal"][0]["tile"]
+    board = Board.from_dict(at["board"])
+    accepted = Board(p for p in board if p.tile != refused)
+    assert [tuple(f["cell"]) for f in at["forced"]] == rules.forced_spaces(accepted)
+
+
+def test_the_replay_says_who_plays_at_each_step(played):
+    from tantrix_pi.live.replay import replay
+
+    loop, _, _, _ = played
+    steps = replay(loop.store, loop.game).steps
+    ends = [(s, e) for s in steps for e in s.events if e.kind == "end_turn"]
+    assert ends and all(s.to_move == e.data["next"] for s, e in ends)
+    assert {s.to_move for s in steps[1:-1]} == {"R", "Y"} and steps[-1].to_move is None  # none once it is over
+
+
+def test_the_replay_shows_the_fills_owed_and_the_turn_the_referee_announces(tmp_path):
+    """The announcements of docs/live.md: `to_play` (who plays now) and `must_fill` (the spaces a player owes)."""
+    from web_fakes import play
+
+    loop, hub, _ = play(tmp_path, 60)
+    space = loop.view().forced[0]
+    loop.store.log_events(loop.game, [Event("to_play", "", {"player": "Y"}),
+                                      Event("must_fill", "", {"player": "Y", "spaces": [space["cell"]]})])
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        steps = client.get(f"/api/games/{loop.game}/steps").json()["steps"]
+        before, last = (client.get(f"/api/games/{loop.game}/steps/{i}").json() for i in (len(steps) - 2,
+                                                                                          len(steps) - 1))
+    assert loop.view().turn == "R" and last["to_move"] == "Y"
+    assert last["must_fill"] == [{"player": "Y", "letter": space["letter"], "cell": space["cell"],
+                                  "tiles": space["fits"]}]
+    assert before["must_fill"] == []
+
+
+def test_an_older_tile_taken_off_and_put_back_keeps_its_place_among_the_moves(tmp_path):
+    from web_fakes import play
+
+    from tantrix_pi.live.replay import replay
+
+    loop, _, _ = play(tmp_path, 60)
+    moves = replay(loop.store, loop.game).moves
+    third = moves[2]
+    board = loop.store.board(loop.game)
+    loop.store.log_events(loop.game, [Event("removed", "", {"tile": third["tile"], "cell": [third["q"], third["r"]]})])
+    loop.store.commit(loop.game, board, events=[Event("scores", "", {})])  # a step of its own, the board unchanged
+    loop.store.log_events(loop.game, [Event("restored", "", {"tile": third["tile"], "cell": [third["q"], third["r"]],
+                                                             "rot": third["rot"]})])
+    game = replay(loop.store, loop.game)
+    assert [s.moves for s in game.steps[-2:]] == [len(moves) - 1, len(moves)]
+    assert game.moves == moves
+
+
+def test_the_game_list_names_the_winner(played):
+    loop, hub, memory, rec = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        games = client.get("/api/games").json()["games"]
+    over = next(e for e in memory.events if e.kind == "game_over")
+    assert games[0]["winners"] == over.data["winners"] and games[0]["started"] > 0
+
+
+# -- light: deltas, compression -------------------------------------------------------------------------
+def tile_key(g) -> tuple:
+    return tuple(int(g.get(f"data-{k}")) for k in ("tile", "q", "r", "rot")) + (g.get("class"),)
+
+
+def apply(state: dict, delta: dict, tiles: dict, marks: list) -> None:
+    """What the page's script does with a delta (common.js `follow`, board.js `drawBoard`)."""
+    from tantrix_pi.web.hub import KEEP_EVENTS
+
+    assert delta["from"] == state["version"]
+    state.update(delta.get("set", {}))
+    state["version"] = delta["version"]
+    state["events"] = (state["events"] + delta.get("events", []))[-KEEP_EVENTS:]
+    if "moves" in delta:
+        state["moves"] = state["moves"][:delta["moves"]["from"]] + delta["moves"]["tail"]
+    board = delta.get("svg", {})
+    for n in board.get("remove", []):
+        del tiles[n]
+    for svg in board.get("add", []):
+        tile = tile_key(ET.fromstring(svg))
+        tiles[tile[0]] = tile
+    if "marks" in board:
+        marks[0] = board["marks"]
+
+
+def test_after_the_first_message_the_stream_sends_what_changed_and_the_page_keeps_up(tmp_path):
+    """The whole game through a broadcaster: each delta applied to the first state gives the state of the moment;
+    the deltas are small."""
+    from web_fakes import play
+
+    from tantrix_pi.web.state import PageState, delta
+
+    async def scenario():
+        hub = Hub()
+        page = PageState(hub, tmp_path / "state.db")
+        broadcaster = Broadcaster(hub, page.build, delta)
+        broadcaster.start()
+        client = broadcaster.subscribe()
+        messages = []
+
+        def referee():
+            play(tmp_path, None, hub)
+
+        thread = threading.Thread(target=referee)
+        thread.start()
+        while thread.is_alive() or not client.queue.empty():
+            try:
+                messages.append(await asyncio.wait_for(client.queue.get(), 0.2))
+            except TimeoutError:
+                pass
+        broadcaster.refresh()
+        return messages, broadcaster
+
+    messages, broadcaster = asyncio.run(scenario())
+    first = messages[0]
+    assert first.startswith(b"event: state\n")
+    state = json.loads(first.split(b"data: ", 1)[1])
+    assert "board" not in state  # the picture has the tiles: the board is not sent twice
+    root = ET.fromstring(state["svg"])
+    tiles = {tile_key(g)[0]: tile_key(g) for g in root.iter(f"{SVG}g") if g.get("class") in ("tile", "tile illegal")}
+    marks = [""]
+    sizes = []
+    for m in messages[1:]:
+        assert m.startswith(b"event: delta\n")
+        sizes.append(len(m))
+        apply(state, json.loads(m.split(b"data: ", 1)[1]), tiles, marks)
+    final = broadcaster.state
+    assert {k: v for k, v in state.items() if k != "svg"} == {k: v for k, v in final.items()
+                                                              if k not in ("svg", "board")}
+    assert tiles == {n: tile_key(ET.fromstring(svg)) for n, svg in broadcaster.picture.tiles.items()}
+    assert len(tiles) == 56 and marks[0] == broadcaster.picture.marks
+    assert len(sizes) > 50 and sorted(sizes)[len(sizes) // 2] <= 4000, sorted(sizes)
+
+
+def test_pages_and_json_are_compressed_and_the_stream_too(played):
+    import zlib
+
+    loop, hub, _, _ = played
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        page = client.get("/", headers={"Accept-Encoding": "gzip"})
+        state = client.get("/api/state", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["content-encoding"] == "gzip" and state.headers["content-encoding"] == "gzip"
+    server = serve(hub, listen("127.0.0.1", 0))
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=5) as client, \
+                client.stream("GET", "/api/events", headers={"Accept-Encoding": "gzip"}) as stream:
+            assert stream.headers["content-encoding"] == "gzip"
+            inflate, got, wire = zlib.decompressobj(31), b"", 0
+            for chunk in stream.iter_raw():  # each message can be read as soon as it comes
+                wire += len(chunk)
+                got += inflate.decompress(chunk)
+                if got.endswith(b"\n\n"):
+                    break
+    finally:
+        server.stop()
+    message = json.loads(got.split(b"data: ", 1)[1])
+    assert message["scores"] == state.json()["scores"] and wire < len(got) / 3
+
+
+# -- each phone its language, sharing ----------------------------------------------------------------------
+def test_each_phone_reads_the_page_in_its_own_language(played):
+    from tantrix_pi import i18n
+    from tantrix_pi.grid import fmt
+
+    loop, hub, _, _ = played
+    i18n.use("cs")  # the table speaks Czech
+    with TestClient(make_app(Site(hub, loop.store.path))) as client:
+        table = client.get("/")
+        phone = client.get("/", headers={"Accept-Language": "hu-HU,hu;q=0.9,en;q=0.5"})
+        unknown = client.get("/", headers={"Accept-Language": "de-DE,de;q=0.9"})
+        refused = client.post("/api/control/end-turn", json={}, headers={"Accept-Language": "pl"})
+        asked = client.get("/replay?lang=es", headers={"Accept-Language": "hu"})
+        kept = client.get("/api/games/1/steps/1", headers={"Accept-Language": "hu"})  # the cookie ?lang= set
+    assert '<html lang="cs">' in table.text and '<html lang="hu">' in phone.text
+    assert '<html lang="cs">' in unknown.text  # a language the referee does not speak: the table's
+    assert '<html lang="es">' in asked.text and "lang=es" in asked.headers["set-cookie"]
+    placed = kept.json()["events"][0]
+    with i18n.speaking("es"):
+        assert placed["text"].startswith(i18n._("{player} plays tile {tile} at {cell}.").format(
+            player=i18n.player_name(placed["data"]["player"]), tile=placed["data"]["tile"],
+            cell=fmt(placed["data"]["cell"])))  # then who plays, in the same language
+    with i18n.speaking("pl"):
+        assert refused.json()["error"] == i18n._("pair this phone first: enter the code the table's display shows")
+    assert i18n.language() == "cs"  # the referee speaks on in the table's language
+
+
+def test_the_page_shows_its_address_and_a_qr_code_of_it(played):
+    loop, hub, _, _ = played
+    site = Site(hub, loop.store.path, addresses=["http://localhost:8080/", "http://192.168.1.20:8080/"])
+    with TestClient(make_app(site), base_url="http://tantrix.local:8080") as client:
+        there = client.get("/").text
+        tv = client.get("/tv").text
+    with TestClient(make_app(site), base_url="http://localhost:8080") as client:
+        here = client.get("/").text
+    assert 'data-qr="http://tantrix.local:8080/"' in there and 'data-qr="http://tantrix.local:8080/"' in tv
+    assert 'data-qr="http://192.168.1.20:8080/"' in here  # this machine's own name is of no use to a phone
+    assert re.search(r'data-qr="[^"]+">\s*<div class="qr"[^>]*><svg', here)
+
+
 # -- the hand-off: the referee never waits, a slow client is dropped --------------------------------------
 def view(n: int = 0) -> View:
     return View(f"message {n}", Board([Placement(1, 0, 0, n % 6)]), [], {"R": n}, "R", game=1, players=["R", "B"])
@@ -158,7 +449,7 @@ def view(n: int = 0) -> View:
 def test_a_slow_client_is_dropped_and_the_others_get_every_change():
     async def scenario():
         hub = Hub()
-        broadcaster = Broadcaster(hub, lambda snap: {"version": snap.version})
+        broadcaster = Broadcaster(hub, lambda snap: ({"version": snap.version}, None))
         broadcaster.start()
         slow, quick = broadcaster.subscribe(), broadcaster.subscribe()
         got = [await quick.queue.get()]
@@ -442,6 +733,15 @@ def test_at_most_two_photo_checks_run_at_once(photos):
         server.stop()
 
 
+def qr_in(picture: Path) -> str:
+    """The text of the QR code in a display's frame ("" for none, or a frame still being written)."""
+    image = cv2.imread(str(picture))
+    if image is None:
+        return ""
+    return cv2.QRCodeDetector().detectAndDecode(cv2.resize(image, None, fx=3, fy=3,
+                                                           interpolation=cv2.INTER_NEAREST))[0]
+
+
 def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
     import signal
     import subprocess
@@ -455,13 +755,17 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
     taken = listen("127.0.0.1", 0)  # the config's port is busy: only the passed socket can serve
     passed = listen("127.0.0.1", 0)
     config = tmp_path / "config.toml"
+    screen = tmp_path / "display"
+    screen.mkdir()
     config.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\nfps = 5\n'
-                      f'[web]\nport = {taken.getsockname()[1]}\n[paths]\nstate_dir = "{tmp_path / "state"}"\n')
+                      f'[web]\nport = {taken.getsockname()[1]}\n[paths]\nstate_dir = "{tmp_path / "state"}"\n'
+                      f'[display]\nkind = "png"\ndir = "{screen}"\n')
     script = f'exec 3<&{passed.fileno()}; LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" -m tantrix_pi run --config "$1"'
     proc = subprocess.Popen(["bash", "-c", script, sys.executable, str(config)], pass_fds=(passed.fileno(),),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        url = f"http://127.0.0.1:{passed.getsockname()[1]}/api/state"
+        port = passed.getsockname()[1]
+        url = f"http://127.0.0.1:{port}/api/state"
         end, state = time.monotonic() + 30, None
         while state is None and time.monotonic() < end and proc.poll() is None:
             try:
@@ -469,6 +773,10 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
             except httpx.TransportError:
                 time.sleep(0.2)
         assert state is not None and state["mode"] == "game" and state["players"] == ["R", "B"]
+        # the display's start page: the page's address, and a QR code of it for a phone to open
+        shown = set()
+        while not any(shown) and time.monotonic() < end and proc.poll() is None:
+            shown = {qr_in(f) for f in sorted(screen.glob("*.png"))[:3]}
     finally:
         proc.send_signal(signal.SIGTERM)
         out = proc.communicate(timeout=30)[0]
@@ -476,6 +784,53 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
         passed.close()
     assert proc.returncode == 0, out
     assert "pairing code" in out and "in use" not in out
+    assert f"http://127.0.0.1:{port}/" in shown, shown
+
+
+# -- the code ------------------------------------------------------------------------------------------
+def test_the_web_modules_import_no_circle():
+    """Every import between tantrix_pi.web's modules, those inside functions too, goes one way."""
+    import ast
+    from graphlib import CycleError, TopologicalSorter
+
+    import tantrix_pi.web
+
+    folder = Path(tantrix_pi.web.__file__).parent
+    graph = {}
+    for path in folder.glob("*.py"):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tantrix_pi.web"):
+                imported |= ({node.module.split(".")[2]} if node.module.count(".") >= 2
+                             else {a.name for a in node.names})
+        graph[path.stem] = imported - {path.stem}
+    assert len(graph) >= 10
+    try:
+        list(TopologicalSorter(graph).static_order())
+    except CycleError as e:
+        pytest.fail(f"import circle: {e.args[1]}")
+
+
+def test_the_calibration_preview_follows_the_frames_even_in_a_reused_buffer(tmp_path):
+    """A camera that fills the same buffer again: a new frame number, a new preview."""
+    from test_calibration_camera import FLAT, SPEC, views
+
+    from tantrix_pi.web.calibrate import Guide
+
+    hub = Hub()
+    guide = Guide(hub, tmp_path / "profile.toml", spec=SPEC)
+    _, sheet = next(iter(views(FLAT, seed=4)))
+    buffer = np.full_like(sheet, 128)
+    hub.frame(buffer)
+
+    def green(jpeg: bytes) -> int:
+        img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), 1)
+        return int(((img[..., 1] > 180) & (img[..., 0] < 80) & (img[..., 2] < 80)).sum())
+
+    assert green(guide.preview()) == 0
+    buffer[...] = sheet  # the same array, the sheet in view now
+    hub.frame(buffer)
+    assert green(guide.preview()) > 100
 
 
 # -- guided calibration ----------------------------------------------------------------------------------
@@ -562,3 +917,100 @@ def test_the_referees_loss_of_the_camera_shows_on_the_page(tmp_path):
             seen.append(client.get("/api/state").json()["camera"])
     assert {"up": False, "text": "Camera lost: camera unplugged. Retrying."} in seen
     assert seen[-1] == {"up": True, "text": "Camera is back."}
+
+
+def test_the_seats_step_finds_each_hand_writes_the_config_and_the_running_referee_watches_them(tmp_path,
+                                                                                               monkeypatch):
+    from dataclasses import replace
+
+    from live_fakes import ZONES, frame_of
+
+    from tantrix_pi.commands.seats import seating
+    from tantrix_pi.devices.sources import ReplaySource
+    from tantrix_pi.live import config as config_mod
+    from tantrix_pi.live import service
+    from tantrix_pi.live.hands import in_pixels
+    from tantrix_pi.vision.detection import in_polygon
+    from tantrix_pi.web.calibrate import Guide
+
+    held = {"Y": set(range(1, 7)), "R": set(range(7, 13))}
+    table = [frame_of(Board(), hands={"Y": held["Y"]})]  # one hand laid out so far
+
+    def sized(image):  # frame_of's tiles are 8 px wide, hands alone too
+        return replace(detect_frame(image), tile_px=8.0)
+
+    given = {}
+
+    def make_detector(profile_path="", follow=None, zones=None):  # the service's, on frame_of frames
+        given.update(zones=zones, follow=follow)
+        return sized
+
+    monkeypatch.setattr(service, "make_detector", make_detector)
+    config = tmp_path / "config.toml"
+    config.write_text('language = "en"  # kept\n\n[mode]\nplayers = ["yellow", "red"]\n')
+    cfg = config_mod.load(config)
+    hub = Hub()
+    def frames():
+        while True:
+            yield table[0]
+
+    loop = LiveLoop(ReplaySource(frames), detect_frame, Store(tmp_path / "s.db"),
+                    Setup("game", ["Y", "R"]), Sinks([MemorySink(), hub]), gate=GateConfig(stable_frames=2))
+    hub.show(loop.view())
+    profile = tmp_path / "profile.toml"
+    guide = Guide(hub, profile, sized, seat=seating(cfg, loop, profile, config))
+    site = Site(hub, commands=loop.commands, pairing=Pairing("444444"), calibration=guide)
+    with TestClient(make_app(site)) as client:
+        auth = {"Authorization": "Bearer " + client.post("/api/pair", json={"code": "444444"}).json()["token"]}
+        assert client.post("/api/control/calibration/start", headers=auth).status_code == 202
+        loop.step()
+        assert client.post("/api/control/calibration/seats").status_code == 403  # paired phones only
+        r = client.post("/api/control/calibration/seats", headers=auth)
+        assert r.status_code == 400 and r.json()["error"].startswith("1 groups of tiles found for 2 players")
+        r = client.post("/api/control/calibration/seats", json={"first": "middle"}, headers=auth)
+        assert r.status_code == 400 and "bottom" in r.json()["error"]
+        table[0] = frame_of(Board(), hands=held)  # both hands laid out
+        loop.step()
+        r = client.post("/api/control/calibration/seats", headers=auth)
+        assert r.status_code == 200 and r.json()["note"] == f"Seats set for Yellow, Red and written to {config}."
+        assert client.post("/api/control/calibration/stop", headers=auth).status_code == 202
+    written = config.read_text()
+    assert written.startswith('language = "en"  # kept') and 'players = ["yellow", "red"]' in written
+    seats = config_mod.load(config).seats.zones
+    size = (table[0].shape[1], table[0].shape[0])
+    for p, tiles in held.items():  # each seat's zone holds its tiles and no other's
+        inside = {u.tile for u in detect_frame(table[0]).loose if in_polygon(in_pixels(seats[p], size), u.center_px)}
+        assert inside == tiles and set(ZONES[p]) != set(seats[p])
+    assert loop.hands is None and loop.referee.game.hands["Y"] is None
+    for _ in range(4):  # the referee takes them into use between frames, without a restart
+        loop.step()
+    assert loop.hands.zones == seats and given["zones"] == seats and given["follow"] == profile
+    assert loop.detect is sized and loop.referee.hands_in_view
+    assert {p: loop.referee.game.hands[p] for p in held} == held  # the hands as dealt, read in the new zones
+
+
+def test_a_body_the_parser_cannot_take_and_a_game_number_sqlite_cannot_hold_are_one_line_4xx(table, tmp_path):
+    client, commands, site = table
+    huge, deep = b'{"code": ' + b"9" * 5000 + b"}", b"[" * 100_000 + b"]" * 100_000
+    auth = {"Authorization": "Bearer " + client.post("/api/pair", json={"code": "123456"}).json()["token"]}
+    for body in (huge, deep, b"\xff"):
+        for url, headers in (("/api/pair", {}), ("/api/control/end-turn", auth)):
+            r = client.post(url, content=body, headers={"Content-Type": "application/json", **headers})
+            assert r.status_code == 400 and "\n" not in r.json()["error"] and r.json()["error"]
+    assert commands.empty()
+    store = Store(tmp_path / "state.db")
+    store.close()
+    with TestClient(make_app(Site(Hub(), tmp_path / "state.db"))) as reader:
+        for path in ("", "/steps", "/steps/0"):
+            r = reader.get("/api/games/" + "9" * 30 + path)
+            assert r.status_code == 404 and r.json()["error"] == f"there is no game {'9' * 30}"
+
+
+def test_one_phones_wrong_codes_do_not_lock_another_out(table):
+    client, _, site = table
+    for _ in range(MAX_FAILURES):
+        client.post("/api/pair", json={"code": "654321"})
+    assert client.post("/api/pair", json={"code": "123456"}).status_code == 429
+    with TestClient(make_app(site), client=("192.168.1.31", 50000)) as other:
+        r = other.post("/api/pair", json={"code": "123456"})
+    assert r.status_code == 200 and r.json()["token"]

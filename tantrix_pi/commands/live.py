@@ -126,6 +126,7 @@ class StopRequest:
 
 def cmd_run(args) -> int:
     stop_request = StopRequest()  # before anything slow: systemd may stop us while we start
+    from tantrix_pi.commands.seats import seating
     from tantrix_pi.live.loop import LiveLoop
     from tantrix_pi.live.sdnotify import Notifier
     from tantrix_pi.live.service import (
@@ -168,13 +169,15 @@ def cmd_run(args) -> int:
                 if s is not None:
                     s.show(view)
             feed[-1].start()
-        web = web_server.start(cfg, loop, hub, detect, profile_path)
+        web = web_server.start(cfg, loop, hub, detect, profile_path, seat=seating(cfg, loop, profile_path, args.config))
         if web is not None:
             opened.callback(web.stop)
         buttons = start_buttons(cfg, loop)
         if buttons is not None:
             opened.callback(buttons.close)
             loop.jobs.calibrate = menu_calibration(profile_path, detect)
+            if web is not None and loop.menu is not None:
+                loop.menu.web = web.start_page
         log.info("referee started: game %d (%s), camera %s", loop.game, "resumed" if loop.resumed else "new",
                  cfg.camera.source)
         loop.run()

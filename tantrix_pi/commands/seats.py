@@ -39,7 +39,7 @@ def cmd_hands(args) -> int:
     image = load(args.image)
     h, w = image.shape[:2]
     zones = zones_from(detect(image), players, (w, h), args.first)
-    section = {COLOUR_NAMES[p].lower(): [list(xy) for xy in z] for p, z in zones.items()}
+    section = section_of(zones)
     if args.config:
         write_seats(Path(args.config), section)
     if args.json:
@@ -56,6 +56,11 @@ def cmd_hands(args) -> int:
         for name, z in section.items():
             print(f"{name} = {json.dumps(z)}")
     return EXIT_OK
+
+
+def section_of(zones: dict) -> dict:
+    """[seats] as the config writes it: colour name -> the zone's corners (fractions of the frame)."""
+    return {COLOUR_NAMES[p].lower(): [list(xy) for xy in z] for p, z in zones.items()}
 
 
 def write_seats(path: Path, section: dict) -> None:
@@ -75,3 +80,23 @@ def write_seats(path: Path, section: dict) -> None:
     except OSError as e:
         raise ConfigWriteError(_("{path}: cannot write the config file ({error})").format(
             path=path, error=e.strerror)) from None
+
+
+def seating(cfg, loop, profile: Path, config: str | None):
+    """How the web page's seats step takes hand zones into use in `run`: found for a game's players, written to
+    the `config` file's [seats] (when there is one) and given to the loop from its next frame (`service.reseat`:
+    the hand watch and the detector, `profile` followed, as `run` makes them from a config)."""
+    from tantrix_pi.live.service import reseat
+
+    def seat(zones: dict, players: list[str]) -> str:
+        section = section_of(zones)
+        if config is not None:
+            write_seats(Path(config), section)
+        loop.commands.put(reseat(cfg, section, players, profile))
+        names = ", ".join(player_name(p) for p in players)
+        if config is None:
+            return _("Seats set for {players}, until the referee stops (it runs without a config file to keep "
+                     "them in).").format(players=names)
+        return _("Seats set for {players} and written to {path}.").format(players=names, path=config)
+
+    return seat

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
+import segno
 from PIL import Image, ImageDraw, ImageFont
 
 from tantrix_pi.devices.screen import PLAYER_RGB, Screen
@@ -161,6 +162,11 @@ def _fitted(lines, selected: int | None, fnt: ImageFont.FreeTypeFont, width: int
 
 def _menu_area(d: ImageDraw.ImageDraw, screen: Screen, box, size: int) -> None:
     x0, y0, x1, y1 = box
+    if screen.qr:  # on the right, the lines beside it
+        side = min(y1 - y0, (x1 - x0) * 2 // 5)
+        qr_code(d, screen.qr, (x1 - side, y0 + (y1 - y0 - side) // 2, x1, y0 + (y1 - y0 + side) // 2),
+                BACKGROUND, TEXT)
+        x1 -= side
     fnt = font(size)
     step = size + 6
     bar = 14 if screen.progress is not None else 0
@@ -176,6 +182,26 @@ def _menu_area(d: ImageDraw.ImageDraw, screen: Screen, box, size: int) -> None:
             d.text((x0 + 6, y), line, font=fnt, fill=TEXT)
     if screen.progress is not None:
         _progress(d, (x0 + 4, y1 - bar - 2, x1 - 5, y1 - 4), screen.progress, TEXT)
+
+
+def qr_code(d: ImageDraw.ImageDraw, text: str, box, dark, light) -> None:
+    """A QR code of `text` (segno) as large as `box` allows in whole pixels per module: dark modules on a light
+    square with a quiet zone of two modules (one when two would leave modules of a single pixel)."""
+    matrix = segno.make_qr(text, error="m").matrix
+    n = len(matrix)
+    x0, y0, x1, y1 = box
+    side = min(x1 - x0, y1 - y0)
+    scale = side // (n + 4) if side // (n + 4) >= 2 else side // (n + 2)
+    if not scale:
+        return
+    left, top = x0 + (x1 - x0 - side) // 2, y0 + (y1 - y0 - side) // 2
+    d.rectangle((left, top, left + side - 1, top + side - 1), fill=light)
+    left, top = left + (side - n * scale) // 2, top + (side - n * scale) // 2
+    for j, row in enumerate(matrix):
+        for i, module in enumerate(row):
+            if module:
+                d.rectangle((left + i * scale, top + j * scale, left + (i + 1) * scale - 1,
+                             top + (j + 1) * scale - 1), fill=dark)
 
 
 def _window(selected: int | None, count: int, visible: int) -> int:
@@ -197,10 +223,11 @@ def _progress(d: ImageDraw.ImageDraw, box, fraction: float, ink) -> None:
 def mono_pages(screen: Screen) -> list[tuple[str, list[str], int | None]]:
     """Text pages (title, lines, highlighted line) for a small mono screen: message, forced spaces, scores.
 
-    A menu or calibration screen is one page. A tab in a line right-aligns what follows it.
+    A menu or calibration screen is one page; with a QR code (`Screen.qr`) a second page, with no lines, shows it.
+    A tab in a line right-aligns what follows it.
     """
     if screen.lines or screen.progress is not None:
-        return [(screen.title, list(screen.lines), screen.selected)]
+        return [(screen.title, list(screen.lines), screen.selected)] + ([(screen.title, [], None)] if screen.qr else [])
     pages: list[tuple[str, list[str], int | None]] = [("", [screen.message] if screen.message else [], None)]
     if screen.forced:
         pages.append((_("Forced spaces"), [f"{f.letter}: {' '.join(colour_name(c) for c in f.colours)}"
@@ -225,6 +252,11 @@ def mono_frame(screen: Screen, size: tuple[int, int], page: int) -> Image.Image:
             cx = w - 4 - 6 * (len(pages) - 1 - i)
             d.ellipse((cx - 2, 0, cx + 2, 4), fill=1 if i == page % len(pages) else 0, outline=1)
         y = 6
+    if screen.qr and not lines:  # the QR code's page: the code as high as the screen, its title beside it
+        qr_code(d, screen.qr, (0, 0, h, h), 0, 1)
+        for i, line in enumerate(wrap(title, font(12), w - h - 4, (h - y) // 14)):
+            d.text((h + 3, y + i * 14), line, font=font(12), fill=1)
+        return img
     if title:
         d.text((0, 0), title, font=font(12), fill=1)
         d.line((0, 14, w - 1, 14), fill=1)

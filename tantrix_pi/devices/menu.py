@@ -82,6 +82,10 @@ class Menu:
         self.busy = False
         self.note = ""
         self._opened_with = self.settings
+        self.web: Screen | None = None
+        """The web page's start page (its address, QR code and pairing code), which the menu shows again on
+        asking; None: no page runs."""
+        self.showing_web = False
 
     # -- items ----------------------------------------------------------------------------------------
     def items(self) -> list[str]:
@@ -92,7 +96,7 @@ class Menu:
             keys.append(s.mode)
         if s.mode in MULTIPLAYER:
             keys += ["players", *(f"seat{i}" for i in range(s.players))]
-        return [*keys, "voice", "language", "calibrate", "new_game", "done"]
+        return [*keys, "voice", "language", "calibrate", *(["web"] if self.web is not None else []), "new_game", "done"]
 
     def label(self, key: str) -> str:
         """The text of one item, in the language of the moment."""
@@ -112,7 +116,8 @@ class Menu:
             return _("Voice: on") if s.voice else _("Voice: off")
         if key == "language":
             return _("Language: {language}").format(language=i18n.LANGUAGES[s.language])
-        return {"calibrate": _("Calibrate camera"), "new_game": _("New game"), "done": _("Done")}[key]
+        return {"calibrate": _("Calibrate camera"), "web": _("Web page and pairing code"), "new_game": _("New game"),
+                "done": _("Done")}[key]
 
     # -- events ---------------------------------------------------------------------------------------
     def handle(self, event: Event) -> list[Command]:
@@ -121,6 +126,9 @@ class Menu:
             return self._close() + [Command("new_game", self.settings)]
         if self.step is not None:
             return self._calibration(event)
+        if self.showing_web:  # any button goes back to the menu
+            self.showing_web = False
+            return []
         if not self.is_open:
             if event is Event.MENU:
                 self.is_open, self.index, self._opened_with, self.note = True, 0, self.settings, ""
@@ -153,6 +161,9 @@ class Menu:
             return [Command("language", self.settings)]
         elif key == "calibrate":
             self.step, self.note, self.busy = 0, "", False
+            return []
+        elif key == "web":
+            self.showing_web = True
             return []
         elif key == "new_game":
             return self._close() + [Command("new_game", self.settings)]
@@ -198,6 +209,8 @@ class Menu:
             lines = (_(self.steps[self.step]), *([self.note] if self.note else ()))
             return Screen(title=_("Calibration {step}/{steps}").format(step=self.step + 1, steps=len(self.steps)),
                           lines=lines, progress=self.step / len(self.steps))
+        if self.showing_web:
+            return self.web
         if not self.is_open:
             return None
         return Screen(title=self.note or _("Menu"), lines=tuple(self.label(k) for k in self.items()),

@@ -38,3 +38,5 @@ class Screen:
     selected: int | None = None
     progress: float | None = None
     """0..1 for a running calibration, drawn as a bar."""
+    qr: str = ""
+    """Text to show as a QR code beside the lines (the web page's address on its start page)."""

@@ -6,9 +6,11 @@ on `LiveLoop.commands`; the loop carries them out in order before it reads the n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.store import Event
 
@@ -60,6 +62,16 @@ class Calibrating:
 
 
 @dataclass(frozen=True)
+class UseSeats:
+    """The seats' hand zones calibrated again (the web page): from the next frame the hands are read by `hands`
+    (None: no zones) and the tiles found by `detect`, the detector given the same zones."""
+
+    hands: HandWatch | None
+    detect: Callable
+    name: ClassVar[str] = "seats"
+
+
+@dataclass(frozen=True)
 class AskHint:
     """Ask the solver for a hint on the puzzle being built (in the background; ignored outside puzzles)."""
 
@@ -83,7 +95,8 @@ class CalibrationDone:
     name: ClassVar[str] = "calibrated"
 
 
-Command = EndTurn | Undo | NewGame | ShowScreen | SetVoice | Calibrating | AskHint | HintReady | CalibrationDone
+Command = (EndTurn | Undo | NewGame | ShowScreen | SetVoice | Calibrating | UseSeats | AskHint | HintReady
+           | CalibrationDone)
 """Anything `LiveLoop.commands` carries; `name` says which in logs and the web page's answers."""
 
 PRESSES = {"end_turn": EndTurn, "undo": Undo}

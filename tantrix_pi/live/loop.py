@@ -28,6 +28,7 @@ from tantrix_pi.live.commands import (
     SetVoice,
     ShowScreen,
     Undo,
+    UseSeats,
 )
 from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.gate import MotionGate
@@ -135,6 +136,11 @@ class LiveLoop:
             case Calibrating(on=on):
                 self.calibrating = on
                 self.tracker.motion()
+                return
+            case UseSeats(hands=hands, detect=detect):
+                self.hands, self.detect = hands, detect
+                self.referee.hands_in_view = hands is not None and self.referee.setup.is_game
+                self.referee.sighted.clear()  # read in the old zones; the new watch reports each seat anew
                 return
             case AskHint():
                 if self.referee.setup.mode in ("discovery", "rainbow"):

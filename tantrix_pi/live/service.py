@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from tantrix_pi import i18n
@@ -16,10 +17,12 @@ from tantrix_pi.devices.sources import (
 )
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
-from tantrix_pi.live.config import COLOUR_LETTER, Config, ConfigError
+from tantrix_pi.live.commands import UseSeats
+from tantrix_pi.live.config import COLOUR_LETTER, Config, ConfigError, from_dict
 from tantrix_pi.live.hands import HandWatch, Zone, in_pixels
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
+from tantrix_pi.tiles import COLOUR_NAMES
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -86,6 +89,16 @@ def hand_watch(cfg: Config) -> HandWatch | None:
     """The watch over the playing seats' hand zones in a game ([seats]), None without them."""
     zones = {c: z for c, z in cfg.seats.zones.items() if c in cfg.mode.player_letters}
     return HandWatch(zones, cfg.gate.stable_frames) if zones and cfg.mode.kind == "game" else None
+
+
+def reseat(cfg: Config, section: dict, players: list[str], profile_path: Path) -> UseSeats:
+    """The command that takes new hand zones into use in the running referee (`section`: [seats] as
+    `commands.seats.section_of` gives it) for a game of `players` (colour letters): the hand watch and the
+    detector as `run` makes them from a config with these seats."""
+    seated = replace(cfg, seats=from_dict({"seats": section}).seats,
+                     mode=replace(cfg.mode, kind="game", players=tuple(COLOUR_NAMES[p].lower() for p in players)))
+    hands = hand_watch(seated)
+    return UseSeats(hands, make_detector(cfg.paths.profile, follow=profile_path, zones=hands.zones if hands else None))
 
 
 def setup_of(cfg: Config) -> Setup:

@@ -1,6 +1,8 @@
 """Guided calibration on the web page: the camera's live picture with the ChArUco corners drawn as they are
 found, the views taken so far on a map (where the board was, how it leaned), and a warning while they are
-too alike to pin the lens down; then the table plane and the tile colours, each saved to the profile.
+too alike to pin the lens down; then the table plane and the tile colours, each saved to the profile; and the
+seats: each player's hand zone found in the picture of the hands laid out (as `calibrate hands`), written to the
+config and taken into use by the running referee.
 
 While it runs the referee judges no move (the table shows the sheet, not a game); the detector takes the
 profile's new sections from the next frame, as after the buttons' menu calibration.
@@ -9,6 +11,7 @@ profile's new sections from the next frame, as after the buttons' menu calibrati
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -20,6 +23,10 @@ from starlette.routing import Route
 
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
+from tantrix_pi.live.commands import Calibrating
+from tantrix_pi.live.hands import SIDES, zones_from
+from tantrix_pi.web.control import refused
+from tantrix_pi.web.responses import NotJSON, error, jpeg, json_body, picture
 
 
 class GuideError(TantrixError):
@@ -32,10 +39,13 @@ CORNER_BGR = (0, 220, 0)
 class Guide:
     """The guided calibration's state: the lens views taken so far (thread-safe)."""
 
-    def __init__(self, hub, profile_path: str | Path, detect=None, spec=None) -> None:
+    def __init__(self, hub, profile_path: str | Path, detect=None, spec=None,
+                 seat: Callable[[dict, list[str]], str] | None = None) -> None:
+        """`seat(zones, players)`: takes the hand zones found into use and says where they were kept (None: the
+        seats cannot be set here)."""
         from tantrix_pi.calibration.charuco import BoardSpec
 
-        self.hub, self.path, self.detect = hub, Path(profile_path), detect
+        self.hub, self.path, self.detect, self.seat = hub, Path(profile_path), detect, seat
         self.spec = spec or BoardSpec()
         self.views: list = []
         self.size: tuple[int, int] | None = None
@@ -43,21 +53,24 @@ class Guide:
         self.note = ""
         self._lock = threading.Lock()
         self._preview: tuple[int, bytes] | None = None
+        """(the hub's frame number, the preview drawn on that frame)."""
 
     def _frame(self) -> np.ndarray:
-        frame = self.hub.latest
-        if frame is None:
+        return self._numbered()[1]
+
+    def _numbered(self) -> tuple[int, np.ndarray]:
+        latest = self.hub.latest()
+        if latest is None:
             raise GuideError(_("no picture from the camera yet"))
-        return frame
+        return latest
 
     # -- what the page shows ---------------------------------------------------------------------------
     def preview(self) -> bytes:
         """The latest frame with the board's corners drawn where they are found (JPEG)."""
         from tantrix_pi.calibration.charuco import find
-        from tantrix_pi.web.app import jpeg
 
-        frame = self._frame()
-        if self._preview is not None and self._preview[0] == id(frame):
+        number, frame = self._numbered()
+        if self._preview is not None and self._preview[0] == number:
             return self._preview[1]
         found = find(frame, self.spec)
         img = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR) if frame.ndim == 2 else frame.copy()
@@ -65,7 +78,7 @@ class Guide:
         for x, y in found.image_points:
             cv2.circle(img, (int(round(x)), int(round(y))), r, CORNER_BGR, -1, cv2.LINE_AA)
         data = jpeg(img)
-        self._preview = (id(frame), data)
+        self._preview = (number, data)
         return data
 
     def status(self) -> dict:
@@ -139,15 +152,21 @@ class Guide:
             raise GuideError(note)
         return note
 
+    def seats(self, first: str) -> str:
+        """The hand zones of the game's players (seated clockwise from the `first` side of the picture) from the
+        latest frame, taken into use; SeatsError (one line) when the hands are not laid out apart."""
+        if self.seat is None:
+            raise GuideError(_("the seats are set on the running referee only (tantrix-pi run)"))
+        view = self.hub.snapshot().view
+        if view is None or view.mode != "game":
+            raise GuideError(_("the hand zones are a game's: start a game with its players first"))
+        frame = self._frame()
+        zones = zones_from(self.detect(frame), list(view.players), (frame.shape[1], frame.shape[0]), first)
+        return self.seat(zones, list(view.players))
 
-def routes(site, templates, broadcaster) -> list[Route]:
-    """The guided calibration's page and API."""
-    from tantrix_pi.web.app import error, paired
 
-    guide: Guide = site.calibration
-
-    async def page(request: Request) -> Response:
-        return templates.TemplateResponse(request, "calibrate.html", {"state": broadcaster.refresh()})
+def routes(guide: Guide) -> list[Route]:
+    """The guided calibration's API (its page is in `pages`)."""
 
     async def status(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(guide.status))
@@ -157,22 +176,28 @@ def routes(site, templates, broadcaster) -> list[Route]:
             data = await run_in_threadpool(guide.preview)
         except GuideError as e:
             return error(404, str(e))
-        return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+        return picture(data)
 
     async def act(request: Request) -> Response:
-        refused = paired(request, site)
-        if refused is not None:
-            return refused
+        no = refused(request)
+        if no is not None:
+            return no
         action = request.path_params["action"]
         if action in ("start", "stop"):
-            from tantrix_pi.live.commands import Calibrating
-
             guide.active = action == "start"
-            site.commands.put(Calibrating(guide.active))
+            request.app.state.site.commands.put(Calibrating(guide.active))
             guide.note = ""
             return JSONResponse(await run_in_threadpool(guide.status), status_code=202)
+        try:
+            body = await json_body(request, {})
+        except NotJSON as e:
+            return error(400, str(e))
+        first = body.get("first", "bottom") if isinstance(body, dict) else None
+        if first not in SIDES:
+            return error(400, _("first: one of {sides}").format(sides=", ".join(SIDES)))
         work = {"take": guide.take, "forget": guide.forget, "save-lens": guide.save_lens,
-                "table": lambda: guide.table_or_colour(1), "colour": lambda: guide.table_or_colour(2)}.get(action)
+                "table": lambda: guide.table_or_colour(1), "colour": lambda: guide.table_or_colour(2),
+                "seats": lambda: guide.seats(first)}.get(action)
         if work is None:
             return error(404, _("unknown calibration step {action!r}").format(action=action))
         if not guide.active:
@@ -183,6 +208,6 @@ def routes(site, templates, broadcaster) -> list[Route]:
             return error(400, str(e))
         return JSONResponse(await run_in_threadpool(guide.status))
 
-    return [Route("/calibrate", page), Route("/api/calibration", status),
+    return [Route("/api/calibration", status),
             Route("/api/calibration/preview.jpg", preview),
             Route("/api/control/calibration/{action}", act, methods=["POST"])]

@@ -69,8 +69,8 @@ class Hub(Sink):
         self._version = 0
         self._seen: Seen | None = None
         self._seen_count = 0
-        self.latest: np.ndarray | None = None
-        """The last frame read from the camera (for the guided calibration's live picture)."""
+        self._latest: tuple[int, np.ndarray] | None = None
+        self._frames = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._on_change = None
         self._poked = False
@@ -98,9 +98,10 @@ class Hub(Sink):
         self._poke()
 
     def frame(self, frame: np.ndarray, detection=None) -> None:
-        self.latest = frame
-        if detection is not None:
-            with self._lock:
+        with self._lock:
+            self._frames += 1
+            self._latest = (self._frames, frame)
+            if detection is not None:
                 self._seen_count += 1
                 self._seen = Seen(frame, detection, self._seen_count)
 
@@ -133,6 +134,11 @@ class Hub(Sink):
         with self._lock:
             return self._seen
 
+    def latest(self) -> tuple[int, np.ndarray] | None:
+        """(its number, counted from 1) the last frame read from the camera (the guided calibration's picture)."""
+        with self._lock:
+            return self._latest
+
 
 @dataclass(eq=False)
 class Client:
@@ -143,15 +149,22 @@ class Client:
 
 
 class Broadcaster:
-    """Builds the page's state once per change and hands it to every client (in the server's loop)."""
+    """Builds the page's state once per change and hands every client what changed (in the server's loop).
 
-    def __init__(self, hub: Hub, build) -> None:
-        """`build(snapshot) -> dict` makes the state (`GET /api/state`) from a snapshot."""
-        self.hub, self.build = hub, build
+    A new client gets the whole state (`event: state`); after that each change is one `event: delta` (the
+    keys that changed, the new announcements, the board's changed parts: `state.delta`), the same bytes for
+    every client. A client that falls behind is dropped: its browser reconnects and gets the whole state again.
+    """
+
+    def __init__(self, hub: Hub, build, delta=None) -> None:
+        """`build(snapshot) -> (state, picture)` makes the state (`GET /api/state`) and the board's picture;
+        `delta(state, picture, new state, new picture)` what changed between two (None: every message whole)."""
+        self.hub, self.build, self.delta = hub, build, delta
         self.clients: set[Client] = set()
         self.version = -1
         self.message = b""
         self.state: dict = {}
+        self.picture = None
         self.dropped = 0
 
     def start(self) -> None:
@@ -164,12 +177,24 @@ class Broadcaster:
             self._drop(c)
 
     def refresh(self) -> dict:
-        """The state now (built again only when the hub changed)."""
+        """The state now; when the hub changed, built again and what changed sent to every client."""
         snap = self.hub.snapshot()
-        if snap.version != self.version:
-            self.state = self.build(snap)
-            self.version = snap.version
-            self.message = b"event: state\ndata: " + json.dumps(self.state, separators=(",", ":")).encode() + b"\n\n"
+        if snap.version == self.version:
+            return self.state
+        state, picture = self.build(snap)
+        if self.delta is not None and self.version >= 0:
+            change = self.delta(self.state, self.picture, state, picture)
+            update = b"event: delta\ndata: " + json.dumps(change, separators=(",", ":")).encode() + b"\n\n"
+        else:
+            update = None
+        self.state, self.picture, self.version = state, picture, snap.version
+        streamed = {k: v for k, v in state.items() if k != "board"}  # the picture has the tiles
+        self.message = b"event: state\ndata: " + json.dumps(streamed, separators=(",", ":")).encode() + b"\n\n"
+        for c in list(self.clients):
+            try:
+                c.queue.put_nowait(update or self.message)
+            except asyncio.QueueFull:
+                self._drop(c)
         return self.state
 
     def changed(self) -> None:
@@ -177,12 +202,6 @@ class Broadcaster:
             self.refresh()
         except Exception:  # a bug in building the page must not leave the hub poked forever
             log.exception("building the page's state failed")
-            return
-        for c in list(self.clients):
-            try:
-                c.queue.put_nowait(self.message)
-            except asyncio.QueueFull:
-                self._drop(c)
 
     def subscribe(self) -> Client | None:
         """A new client with the current state queued, or None when there are too many."""

@@ -1,8 +1,9 @@
 """Who may run the table from a phone: the 6-digit code the display shows buys a token; reading is open.
 
-The code is new at every start of the referee (and in its log). Wrong codes are limited: after
-`MAX_FAILURES` within `WINDOW_S` seconds every attempt is refused until the window has passed, so the
-million codes cannot be tried from the room's network.
+The code is new at every start of the referee (and in its log; the display's menu shows it again). Wrong codes
+are limited per client address: after `MAX_FAILURES` within `WINDOW_S` seconds every attempt from that address is
+refused until the window has passed, so the million codes cannot be tried from the room's network, and one phone's
+wrong codes do not lock another out.
 """
 
 from __future__ import annotations
@@ -34,19 +35,26 @@ class Pairing:
         self.code = code if code is not None else f"{secrets.randbelow(1_000_000):06d}"
         self.clock = clock
         self._tokens: set[str] = set()
-        self._failures: deque[float] = deque()
+        self._failures: dict[str, deque[float]] = {}
+        """Each client address's recent wrong codes (an address with none is not kept)."""
         self._lock = threading.Lock()
 
-    def pair(self, code: str) -> str | None:
-        """A new token for the right code, None for a wrong one; TooManyAttempts while refusing."""
+    def pair(self, code: str, client: str = "") -> str | None:
+        """A new token for the right code, None for a wrong one; TooManyAttempts while refusing `client` (its
+        address)."""
         now = self.clock()
         with self._lock:
-            while self._failures and now - self._failures[0] > WINDOW_S:
-                self._failures.popleft()
-            if len(self._failures) >= MAX_FAILURES:
-                raise TooManyAttempts(WINDOW_S - (now - self._failures[0]))
+            for address in list(self._failures):
+                times = self._failures[address]
+                while times and now - times[0] > WINDOW_S:
+                    times.popleft()
+                if not times:
+                    del self._failures[address]
+            failures = self._failures.get(client, ())
+            if len(failures) >= MAX_FAILURES:
+                raise TooManyAttempts(WINDOW_S - (now - failures[0]))
             if not hmac.compare_digest(str(code).strip().encode(), self.code.encode()):
-                self._failures.append(now)
+                self._failures.setdefault(client, deque()).append(now)
                 return None
             token = secrets.token_urlsafe(24)
             self._tokens.add(token)

@@ -90,6 +90,10 @@ class WebServer:
                                                     timeout_graceful_shutdown=2))
         self.thread = threading.Thread(target=self._run, name="web", daemon=True)
         self.failed: BaseException | None = None
+        self.site = None
+        """What the routes serve from (`app.Site`), set by `serve`."""
+        self.start_page = None
+        """The display's page saying where the page is and the pairing code (devices `Screen`), set by `start`."""
 
     @property
     def port(self) -> int:
@@ -125,9 +129,10 @@ class WebServer:
 
 
 def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None, pairing=None,
-          profile=None) -> WebServer:
+          profile=None, seat=None) -> WebServer:
     """Serve the page of `hub` on `sock` from a new thread; logs (and returns in `.site`) the pairing code.
-    `profile`: the calibration profile the guided calibration saves to (None: no guided calibration)."""
+    `profile`: the calibration profile the guided calibration saves to (None: no guided calibration); `seat`:
+    how its seats step takes the hand zones into use (`calibrate.Guide`; None: it cannot)."""
     from tantrix_pi.web.app import Site, make_app
     from tantrix_pi.web.pairing import Pairing
 
@@ -135,8 +140,8 @@ def serve(hub, sock: socket.socket, *, state_db=None, commands=None, detect=None
     if profile is not None:
         from tantrix_pi.web.calibrate import Guide
 
-        guide = Guide(hub, profile, detect)
-    site = Site(hub, state_db, commands, pairing or Pairing(), detect, guide)
+        guide = Guide(hub, profile, detect, seat=seat)
+    site = Site(hub, state_db, commands, pairing or Pairing(), detect, guide, addresses(sock))
     server = WebServer(make_app(site), sock)
     server.site = site
     server.start()
@@ -155,11 +160,12 @@ def hub_for(cfg):
     return Hub()
 
 
-def start(cfg, loop, hub, detect, profile=None, sock=None):
+def start(cfg, loop, hub, detect, profile=None, sock=None, seat=None):
     """The table's web page beside the loop (docs/web.md), or None when there is no hub ([web] is off) or
     its port is taken (logged: the referee runs without its page). `sock`: a listening socket to serve on
     (default: the one systemd passed, else one bound to [web] bind and port); `profile`: the calibration profile
-    the page's guided calibration saves to."""
+    the page's guided calibration saves to; `seat`: how its seats step takes the hand zones into use
+    (`commands.seats.seating`; None: it cannot)."""
     passed = systemd_socket() if sock is None else sock
     if hub is None:
         if passed is not None:
@@ -168,16 +174,20 @@ def start(cfg, loop, hub, detect, profile=None, sock=None):
     hub.show(loop.view())
     try:
         sock = passed if passed is not None else listen(cfg.web.bind, cfg.web.port)
-        server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect, profile=profile)
+        server = serve(hub, sock, state_db=loop.store.path, commands=loop.commands, detect=detect, profile=profile,
+                       seat=seat)
     except WebError as e:
         log.error("%s: the referee runs without its web page", e)
         return None
-    try:  # the display shows where the page is and the code that pairs a phone, until the first announcement
-        from tantrix_pi.devices.screen import Screen
+    try:  # the display shows where the page is (and its QR code) and the code that pairs a phone, until the
+        from tantrix_pi.devices.screen import Screen  # first announcement
         from tantrix_pi.live.commands import ShowScreen
 
-        loop.commands.put(ShowScreen(Screen(title=_("Web page"), lines=(
-            addresses(sock)[-1], _("Pairing code {code}").format(code=server.site.pairing.code)))))
+        where = addresses(sock)[-1]
+        server.start_page = Screen(title=_("Web page"), lines=(
+            where, _("Pairing code {code}").format(code=server.site.pairing.code)), qr=where)
+        loop.commands.put(ShowScreen(server.start_page))
     except ImportError:
         log.info("no devices package: the pairing code is only in this log")
     return server
+

@@ -41,7 +41,9 @@ async function refresh() {
 
 for (const button of document.querySelectorAll("button[data-step]")) {
   button.addEventListener("click", async () => {
-    const {status, answer} = await postJSON("/api/control/calibration/" + button.dataset.step);
+    const step = button.dataset.step;
+    const body = step === "seats" ? {first: document.getElementById("first-seat").value} : {};
+    const {status, answer} = await postJSON("/api/control/calibration/" + step, body);
     result.dataset.status = status;
     result.textContent = status < 300 ? (answer.note || "") : status === 403 ? say("pair_first") : answer.error;
     if (status < 300) show(answer);

@@ -1,9 +1,16 @@
-// Shared by the pages: the sentences of the "text" block, the pairing token, JSON requests.
+// Shared by the pages: the sentences of the "text" block, the pairing token, JSON requests, the live stream.
 "use strict";
 const TEXT = JSON.parse(document.getElementById("text").textContent);
+const LANG = document.documentElement.lang;
+const KEEP_EVENTS = Number(document.body.dataset.keepEvents);
+const COLOUR_NAMES = {R: "red", Y: "yellow", G: "green", B: "blue"};  // the API's words, never shown
+
+function fill(sentence, values) {
+  return sentence.replace(/\{(\w+)\}/g, (_, name) => (values && name in values ? values[name] : ""));
+}
 
 function say(key, values) {
-  return TEXT[key].replace(/\{(\w+)\}/g, (_, name) => (values && name in values ? values[name] : ""));
+  return fill(TEXT[key], values);
 }
 
 function colourName(letter) {
@@ -12,6 +19,15 @@ function colourName(letter) {
 
 function playerName(letter) {
   return TEXT.player[letter] || letter;
+}
+
+function clock(seconds) {
+  // A time of day in the page's language (its own order, 24-hour or not).
+  return new Date(seconds * 1000).toLocaleTimeString(LANG);
+}
+
+function day(seconds) {
+  return new Date(seconds * 1000).toLocaleString(LANG, {dateStyle: "medium", timeStyle: "short"});
 }
 
 function el(tag, attrs, text) {
@@ -36,17 +52,32 @@ async function postJSON(url, body) {
 }
 
 function follow(onState) {
-  // The live stream: a "state" message now and after every change; the browser reconnects by itself.
+  // The live stream: the whole state first ("state"), then what changed ("delta"); onState(state, delta) with
+  // delta null for a whole state. A delta that does not follow the state held starts the stream afresh.
   const link = document.getElementById("link");
-  const source = new EventSource("/api/events");
-  source.addEventListener("state", (e) => {
-    link.textContent = link.dataset.live;
-    link.classList.remove("lost");
-    onState(JSON.parse(e.data));
-  });
-  source.onerror = () => {
-    link.textContent = link.dataset.lost;
-    link.classList.add("lost");
+  let state = null;
+  let source = null;
+  const open = () => {
+    source = new EventSource("/api/events");
+    source.addEventListener("state", (e) => {
+      link.textContent = link.dataset.live;
+      link.classList.remove("lost");
+      state = JSON.parse(e.data);
+      onState(state, null);
+    });
+    source.addEventListener("delta", (e) => {
+      const d = JSON.parse(e.data);
+      if (!state || d.from !== state.version) { source.close(); open(); return; }
+      Object.assign(state, d.set || {});
+      state.version = d.version;
+      if (d.events) state.events = state.events.concat(d.events).slice(-KEEP_EVENTS);
+      if (d.moves) state.moves = state.moves.slice(0, d.moves.from).concat(d.moves.tail);
+      onState(state, d);
+    });
+    source.onerror = () => {
+      link.textContent = link.dataset.lost;
+      link.classList.add("lost");
+    };
   };
-  return source;
+  open();
 }

@@ -1,77 +1,101 @@
-// The live page: draws each state the referee publishes.
+// The live page and the big screen: draw each state the referee publishes, and what changed since.
 "use strict";
+const holder = document.getElementById("board");
 let seenShown = -1;
 
-function render(state) {
-  document.getElementById("board").innerHTML = state.svg;
-  const line = [say("game", {game: state.game}), TEXT.mode[state.mode] || ""].filter(Boolean).join(" · ");
-  document.getElementById("game-line").textContent = line;
+function on(id, work) {
+  const node = document.getElementById(id);
+  if (node) work(node);
+}
 
-  const scores = document.getElementById("scores");
-  scores.replaceChildren(...state.players.filter((c) => c in state.scores).map((c) => {
-    const item = el("li", {class: "score colour-" + c + (c === state.turn && !state.over ? " to-move" : "")});
-    item.append(el("span", {class: "name"}, playerName(c)), el("span", {"data-score-colour": c}, String(state.scores[c])));
-    return item;
-  }));
+function text(node, line) {
+  if (node.textContent !== line) node.textContent = line;  // a live region speaks only what changed
+}
 
+function eventItem(e) {
+  const item = el("li", {class: "event kind-" + e.kind, "data-kind": e.kind});
+  item.append(el("time", {datetime: new Date(e.t * 1000).toISOString()}, clock(e.t)),
+              document.createTextNode(" " + e.text));
+  pointAt(item, holder, cellsOf(e.data));
+  return item;
+}
+
+function showEvents(list, events, delta) {
+  // Newest first; after a whole state only the new announcements are added, so a screen reader says each once.
+  if (!delta) list.replaceChildren(...events.slice().reverse().map(eventItem));
+  else for (const e of delta.events || []) list.prepend(eventItem(e));
+  list.querySelector(".none")?.remove();
+  while (list.children.length > events.length) list.lastElementChild.remove();
+  if (!events.length) list.append(el("li", {class: "none"}, say("no_events")));
+}
+
+function statusLine(state) {
   let status = "";
+  const turn = state.to_move || state.turn;
   if (state.over) {
     const names = state.winners.map(playerName);
     status = names.length === 1 ? say("wins", {player: names[0]}) : say("tie", {players: names.join(TEXT.and)});
-  } else if (state.turn) {
-    status = say("turn", {player: playerName(state.turn)});
+  } else if (turn) {
+    status = say("turn", {player: playerName(turn)});
   }
   if (state.bag_empty && !state.over) status += " " + say("bag_empty");
-  document.getElementById("status").textContent = status;
+  return status;
+}
 
-  const puzzle = document.getElementById("puzzle");
-  puzzle.hidden = !state.puzzle;
-  if (state.puzzle) {
+function render(state, delta) {
+  drawBoard(holder, state, delta);
+  showRuling(document.getElementById("board-ruling"), state);
+  on("game-line", (n) => text(n, [say("game", {game: state.game}), TEXT.mode[state.mode] || ""].filter(Boolean)
+    .join(" · ")));
+  on("scores", (n) => showScores(n, state));
+  on("status", (n) => text(n, statusLine(state)));
+  on("last-ruling", (n) => {
+    const last = state.events.filter((e) => ["illegal", "refused", "taken_back", "removed", "must_fill", "game_over"].includes(e.kind)).pop();
+    text(n, last ? last.text : "");
+  });
+  on("puzzle", (puzzle) => {
+    puzzle.hidden = !state.puzzle;
+    if (!state.puzzle) return;
     document.getElementById("puzzle-name").textContent = state.puzzle.title;
     document.getElementById("puzzle-progress").textContent = say("progress", state.puzzle);
     const v = state.puzzle.verdict;
     document.getElementById("puzzle-verdict").textContent = v ? (v.solved ? say("solved") : say("not_solved")) : "";
     document.getElementById("puzzle-reasons").replaceChildren(...(v ? v.reasons : []).map((r) => el("li", {}, r)));
-  }
-
-  const forced = document.getElementById("forced");
-  forced.replaceChildren(...state.forced.map((f) => el("li", {"data-letter": f.letter},
-    say(f.fits.length ? "forced" : "forced_none_fits", {
-      letter: f.letter, q: f.cell[0], r: f.cell[1], needs: f.needs.filter(Boolean).map(colourName).join("/"),
-      fits: f.fits.join(", "),
-    }))));
-  if (!state.forced.length) forced.append(el("li", {class: "none"}, say("no_forced")));
-
-  const events = document.getElementById("events");
-  const newestFirst = state.events.slice().reverse();
-  events.replaceChildren(...newestFirst.map((e) => {
-    const item = el("li", {class: "event kind-" + e.kind, "data-kind": e.kind});
-    item.append(el("time", {datetime: new Date(e.t * 1000).toISOString()}, new Date(e.t * 1000).toLocaleTimeString()),
-                document.createTextNode(" " + e.text));
-    return item;
-  }));
-  if (!state.events.length) events.append(el("li", {class: "none"}, say("no_events")));
-
-  const lost = document.getElementById("camera-lost");
-  lost.hidden = state.camera.up;
-  lost.textContent = state.camera.text;
-
-  const img = document.getElementById("seen-img");
-  if (state.seen && state.seen !== seenShown) {
-    seenShown = state.seen;
-    img.src = "/api/seen.jpg?n=" + state.seen;
-    img.hidden = false;
-  }
-  document.getElementById("seen-none").textContent = state.seen ? "" : say("camera_none");
+  });
+  on("forced", (n) => showForced(n, state.forced));
+  on("events", (n) => showEvents(n, state.events, delta));
+  on("moves", (n) => showMoves(n, state.moves, holder, (m) => `/replay?game=${state.game}&move=${m.n}`));
+  on("camera-lost", (lost) => {
+    lost.hidden = state.camera.up;
+    lost.textContent = state.camera.text;
+  });
+  on("seen", (seen) => {
+    document.getElementById("seen-none").textContent = state.seen ? "" : say("camera_none");
+    if (seen.open) showSeen(state.seen);
+  });
 }
 
-function showCheck(result, status, answer) {
+function showSeen(number) {
+  // The camera's picture is fetched only while "What the camera sees" is open, and once per frame read.
+  const img = document.getElementById("seen-img");
+  if (!number || number === seenShown) return;
+  seenShown = number;
+  img.onload = () => { img.hidden = false; };
+  img.src = "/api/seen.jpg?n=" + number;
+}
+
+let current = JSON.parse(document.getElementById("initial").textContent);
+on("seen", (seen) => seen.addEventListener("toggle", () => { if (seen.open) showSeen(current.seen); }));
+render(current, null);
+follow((state, delta) => { current = state; render(state, delta); });
+
+function showCheck(result, status, answer, title) {
   result.replaceChildren();
   if (answer.error) {
     result.append(el("p", {class: "refused", "data-exit-code": answer.exit_code}, answer.error));
   } else if ("puzzle" in answer) {
     result.append(el("p", {class: answer.solved ? "solved" : "not-solved", "data-solved": answer.solved},
-                      say(answer.solved ? "check_solved" : "check_not_solved", {puzzle: answer.puzzle})));
+                      say(answer.solved ? "check_solved" : "check_not_solved", {puzzle: title})));
     const reasons = el("ul");
     reasons.append(...answer.reasons.map((r) => el("li", {}, r)));
     result.append(reasons);
@@ -88,24 +112,28 @@ function showCheck(result, status, answer) {
   if (answer.overlay) result.append(el("img", {class: "picture", src: answer.overlay, alt: ""}));
 }
 
-document.getElementById("check-form").addEventListener("submit", async (event) => {
+on("check-form", (form) => form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  const form = event.target;
   const result = document.getElementById("check-result");
   result.replaceChildren(el("p", {}, say("checking")));
   const data = new FormData();
   data.append("image", form.image.files[0]);
   const what = form.what.value;
   let url = "/api/score";
-  if (what === "score") data.append("players", form.players.value);
-  else { url = "/api/check"; data.append("puzzle", what); }
+  if (what === "score") {
+    data.append("players", [...form.querySelectorAll("input[name=player]:checked")].map((b) => b.value).join(","));
+  } else { url = "/api/check"; data.append("puzzle", what); }
   try {
     const response = await fetch(url, {method: "POST", body: data});
-    showCheck(result, response.status, await response.json());
+    showCheck(result, response.status, await response.json(), form.what.selectedOptions[0].textContent);
   } catch (e) {
     result.replaceChildren(el("p", {class: "refused"}, say("check_failed", {error: String(e)})));
   }
-});
+}));
+
+on("check-what", (what) => what.addEventListener("change", () => {
+  document.getElementById("check-players").hidden = what.value !== "score";
+}));
 
 function controlAnswer({status, answer}) {
   const out = document.getElementById("control-result");
@@ -113,35 +141,30 @@ function controlAnswer({status, answer}) {
   out.dataset.status = status;
 }
 
-document.getElementById("pair-form").addEventListener("submit", async (event) => {
+on("pair-form", (form) => form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  const {status, answer} = await postJSON("/api/pair", {code: event.target.code.value});
+  const {status, answer} = await postJSON("/api/pair", {code: form.code.value});
   const out = document.getElementById("control-result");
   out.dataset.status = status;
   if (answer.token) { pairing.token = answer.token; out.textContent = say("paired"); }
   else out.textContent = answer.error;
-});
+}));
 
-document.getElementById("settings-form").addEventListener("submit", async (event) => {
+on("settings-form", (f) => f.addEventListener("submit", async (event) => {
   event.preventDefault();
-  const f = event.target;
   const body = {kind: f.kind.value};
-  if (f.kind.value === "game") body.players = f.players.value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (f.kind.value === "game") {
+    body.players = [...f.querySelectorAll("select[name=seat]")].map((s) => s.value).filter(Boolean)
+      .map((c) => COLOUR_NAMES[c]);
+  }
   if (f.kind.value === "discovery") body.discovery = Number(f.discovery.value);
   if (f.kind.value === "rainbow") body.rainbow = f.rainbow.value;
   controlAnswer(await postJSON("/api/control/new-game", body));
-});
+}));
 
-for (const button of document.querySelectorAll(".buttons button")) {
+for (const button of document.querySelectorAll("#control .buttons button")) {
   button.addEventListener("click", async () => {
     const body = button.dataset.action === "voice" ? {on: button.dataset.on === "true"} : {};
     controlAnswer(await postJSON("/api/control/" + button.dataset.action, body));
   });
 }
-
-document.getElementById("check-what").addEventListener("change", (e) => {
-  document.getElementById("check-players-label").hidden = e.target.value !== "score";
-});
-
-render(JSON.parse(document.getElementById("initial").textContent));
-follow(render);
