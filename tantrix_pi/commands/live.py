@@ -99,7 +99,7 @@ def club_feed(feed: config_mod.FeedConfig, state_db: Path, hub=None) -> list:
     own = [Hub()] if hub is None else []
     hub = hub or own[0]
     page = PageState(hub)
-    return [*own, Feed(feed.broker, feed.table, state_db, state=lambda: page.build(hub.snapshot()),
+    return [*own, Feed(feed.broker, feed.table, state_db, state=lambda: page.build(hub.snapshot())[0],
                        ca_file=feed.ca_file, home_assistant=feed.home_assistant)]
 
 

@@ -92,7 +92,7 @@ def message_properties(stream: str, seq: int) -> Properties:
 class Feed(Sink):
     """A sink that publishes the table to an MQTT broker from a thread of its own; the referee never waits for it.
 
-        feed = Feed(cfg.feed.broker, "t1", state_dir / "state.db", state=lambda: page.build(hub.snapshot()))
+        feed = Feed(cfg.feed.broker, "t1", state_dir / "state.db", state=lambda: page.build(hub.snapshot())[0])
         loop = LiveLoop(..., Sinks([hub, feed, ...]))   # started by start(), let go by close()
     """
 
