@@ -77,11 +77,11 @@ class Picture:
     tiles: dict[int, str]
     marks: str
 
-    def svg(self) -> str:
+    def svg(self, label: str = "") -> str:
         ex, ey = centre((1, 0), SIZE)
         fx, fy = centre((0, 1), SIZE)
         return (f'<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="{self.box}" role="img" '
-                f'aria-label="" data-tiles="{len(self.tiles)}" data-q-axis="{_n(ex)},{_n(ey)}" '
+                f'aria-label="{escape(label)}" data-tiles="{len(self.tiles)}" data-q-axis="{_n(ex)},{_n(ey)}" '
                 f'data-r-axis="{_n(fx)},{_n(fy)}" data-hex="{_points(corners((0, 0), SIZE))}">'
                 f'<rect x="-100000" y="-100000" width="200000" height="200000" fill="{_rgb(BACKGROUND)}"/>'
                 f'<g class="turn" transform="{self.turn}" fill="none" stroke-linecap="round" '
@@ -150,9 +150,9 @@ def picture(board: Board, forced: Sequence[Cell] = (), last: Cell | None = None,
 
 def board_svg(board: Board, forced: Sequence[Cell] = (), last: Cell | None = None, doubted: Sequence[Cell] = (),
               turn_deg: float = 0.0, illegal: Sequence[dict] = (),
-              paths: Sequence[tuple[str, Sequence[Cell], bool]] = ()) -> str:
-    """The board as one `<svg>` element (`picture`'s parts put together)."""
-    return picture(board, forced, last, doubted, turn_deg, illegal, paths).svg()
+              paths: Sequence[tuple[str, Sequence[Cell], bool]] = (), label: str = "") -> str:
+    """The board as one `<svg>` element (`picture`'s parts put together), `label` its accessible name."""
+    return picture(board, forced, last, doubted, turn_deg, illegal, paths).svg(label)
 
 
 def _path(colour: str, cells: Sequence[Cell], loop: bool) -> str:
