@@ -29,7 +29,7 @@ from tantrix_pi.calibration.colour import ColourError, learn  # noqa: E402
 from tantrix_pi.calibration.profile import ColourModel, Profile  # noqa: E402
 from tantrix_pi.simulator import PALETTES, kelvin_rgb, random_board, render  # noqa: E402
 from tantrix_pi.vision import detect  # noqa: E402
-from tantrix_pi.vision.evaluate import Score, score  # noqa: E402
+from tantrix_pi.vision.evaluate import Accuracy, score  # noqa: E402
 
 SETUPS = (
     # name, light K, awb, table, palette, tile px, exposure (a dim room the camera's gain did not make up for)
@@ -63,7 +63,7 @@ def pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:.1f}" if b else "-"
 
 
-def row(name: str, scores: list[Score], times: list[float]) -> str:
+def row(name: str, scores: list[Accuracy], times: list[float]) -> str:
     tiles = sum(s.tiles for s in scores)
     return (f"| {name} | {len(scores)} | {tiles} | {pct(sum(s.turn for s in scores), tiles)} | "
             f"{pct(sum(s.exact for s in scores), len(scores))} | {pct(sum(s.unreadable for s in scores), tiles)} | "

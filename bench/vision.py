@@ -31,7 +31,7 @@ from tantrix_pi.board import Board, Placement  # noqa: E402
 from tantrix_pi.errors import TantrixError  # noqa: E402
 from tantrix_pi.grid import centre  # noqa: E402
 from tantrix_pi.simulator import TABLES, random_board, render  # noqa: E402
-from tantrix_pi.vision.evaluate import Score, score  # noqa: E402
+from tantrix_pi.vision.evaluate import Accuracy, score  # noqa: E402
 
 SIZES = ((1640, 1232), (2028, 1520), (1920, 1080), (4056, 3040))
 FIRST_TABLES = ("wood", "dark_wood", "felt", "cloth", "laminate", "pattern")
@@ -189,7 +189,7 @@ def pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:.1f}" if b else "-"
 
 
-def table(rows: list[tuple[str, list[Score], int]]) -> None:
+def table(rows: list[tuple[str, list[Accuracy], int]]) -> None:
     print("| group | images | tiles | right % | right %, glare excused | number % | cell % | hidden | "
           "boards exact % | exact %, glare excused | confident wrong | unreadable % | extra tiles | crashed |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -248,12 +248,12 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
 
     saved = []
-    groups: dict[str, list[Score]] = defaultdict(list)
+    groups: dict[str, list[Accuracy]] = defaultdict(list)
     crashes: dict[str, int] = defaultdict(int)
     times: dict[str, list[float]] = defaultdict(list)
     wrong: list[str] = []
     errors: list[str] = []
-    facets: dict[str, dict[str, list[Score]]] = defaultdict(lambda: defaultdict(list))
+    facets: dict[str, dict[str, list[Accuracy]]] = defaultdict(lambda: defaultdict(list))
     stages: dict[str, list[float]] = defaultdict(list)
     for name, group, load, truth in photos:
         image = load()

@@ -21,8 +21,8 @@ from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Draw, EndTurn, Game, Hand, Move
 from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.referee import Referee, Setup
-from tantrix_pi.live.store import Event
-from tantrix_pi.live.tracker import Commit, Tracker, Unsure
+from tantrix_pi.live.store import Notice
+from tantrix_pi.live.tracker import Commit, Tracker, Unclear
 from tantrix_pi.selfplay import random_game
 from tantrix_pi.vision.detection import COVERED, FACE_DOWN_APART, LOOSE, Unread
 
@@ -78,7 +78,7 @@ class Segment:
     """A second reference placement the segment plays (two tiles seen in one commit)."""
     extra: int = 0
     """Announcements allowed beyond the move's own `placed`: the slip's own actions, or one for a misreading."""
-    events: list[Event] = field(default_factory=list)
+    events: list[Notice] = field(default_factory=list)
 
 
 GONE = STABLE + 3
@@ -312,6 +312,6 @@ def referee_sees(segments: list[Segment], setup: Setup, hands: bool = False) -> 
             result = tracker.observe(det, shot.changed)
             if isinstance(result, Commit):
                 seg.events += referee.commit(result).events
-            elif isinstance(result, Unsure):
+            elif isinstance(result, Unclear):
                 seg.events += referee.unsure(result).events
     return referee, tracker

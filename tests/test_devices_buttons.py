@@ -4,14 +4,14 @@ import time
 
 import pytest
 
-from tantrix_pi.devices.buttons import DEFAULT_PINS, Buttons, Event, FakeButtons
+from tantrix_pi.devices.buttons import DEFAULT_PINS, Buttons, FakeButtons, Press
 from tantrix_pi.devices.display import Display, MemoryDevice
 from tantrix_pi.devices.errors import DeviceError
 from tantrix_pi.devices.menu import Command, Menu, Settings
 from tantrix_pi.tiles import COLOURS
 
 
-def drain(q) -> list[Event]:
+def drain(q) -> list[Press]:
     out = []
     while not q.empty():
         out.append(q.get_nowait())
@@ -38,7 +38,7 @@ def test_next_and_back_queue_one_event_per_press(mock_factory):
     press(mock_factory.pin(DEFAULT_PINS["next"]))
     press(mock_factory.pin(DEFAULT_PINS["back"]))
     press(mock_factory.pin(DEFAULT_PINS["next"]))
-    assert drain(buttons.events) == [Event.NEXT, Event.BACK, Event.NEXT]
+    assert drain(buttons.events) == [Press.NEXT, Press.BACK, Press.NEXT]
     buttons.close()
 
 
@@ -49,7 +49,7 @@ def test_a_with_block_releases_the_pins_even_when_it_fails(mock_factory):
     held.close()
     with pytest.raises(RuntimeError), Buttons(debounce=0.0) as buttons:
         press(mock_factory.pin(DEFAULT_PINS["next"]))
-        assert drain(buttons.events) == [Event.NEXT]
+        assert drain(buttons.events) == [Press.NEXT]
         raise RuntimeError("the loop failed")
     with Buttons(debounce=0.0) as again:  # released by the block: free to take again
         assert again.pins == DEFAULT_PINS
@@ -63,7 +63,7 @@ def test_contact_bounce_gives_a_single_press(mock_factory):
         pin.drive_high()
     pin.drive_low()
     settle(buttons)
-    assert drain(buttons.events) == [Event.NEXT]
+    assert drain(buttons.events) == [Press.NEXT]
     for _ in range(3):  # chatter on release
         pin.drive_high()
         pin.drive_low()
@@ -78,7 +78,7 @@ def test_contact_bounce_gives_a_single_press(mock_factory):
     settle(buttons)
     pin.drive_high()
     settle(buttons)
-    assert drain(buttons.events) == [Event.NEXT], "a real second press counts"
+    assert drain(buttons.events) == [Press.NEXT], "a real second press counts"
 
 
 def test_menu_press_is_menu_and_holding_it_is_new_game(mock_factory):
@@ -89,9 +89,9 @@ def test_menu_press_is_menu_and_holding_it_is_new_game(mock_factory):
     assert drain(buttons.events) == [], "menu waits for release: it could become a hold"
     pin.drive_high()
     settle(buttons)
-    assert drain(buttons.events) == [Event.MENU]
+    assert drain(buttons.events) == [Press.MENU]
     pin.drive_low()
-    assert buttons.events.get(timeout=10) == Event.NEW_GAME, "sent while still held"
+    assert buttons.events.get(timeout=10) == Press.NEW_GAME, "sent while still held"
     pin.drive_high()
     settle(buttons)
     assert drain(buttons.events) == [], "no menu event after a hold"
@@ -101,7 +101,7 @@ def test_pins_are_configurable_and_checked(mock_factory):
     buttons = Buttons({"next": 5, "back": 6, "menu": 13}, debounce=0.0)
     press(mock_factory.pin(6))
     press(mock_factory.pin(DEFAULT_PINS["back"]))  # the default pin is no longer a button
-    assert drain(buttons.events) == [Event.BACK]
+    assert drain(buttons.events) == [Press.BACK]
     buttons.close()
     again = Buttons({"next": 5, "back": 6, "menu": 13})  # close() released the pins
     again.close()
@@ -115,103 +115,103 @@ def test_pins_are_configurable_and_checked(mock_factory):
 
 def test_fake_buttons_queue_like_the_real_ones():
     fake = FakeButtons()
-    fake.press(Event.BACK)
-    assert drain(fake.events) == [Event.BACK]
+    fake.press(Press.BACK)
+    assert drain(fake.events) == [Press.BACK]
 
 
 # -- the menu --------------------------------------------------------------------------------------
 def test_closed_menu_maps_buttons_to_turn_undo_and_open():
     menu = Menu()
-    assert menu.handle(Event.NEXT) == [Command("end_turn")]
-    assert menu.handle(Event.BACK) == [Command("undo")]
+    assert menu.handle(Press.NEXT) == [Command("end_turn")]
+    assert menu.handle(Press.BACK) == [Command("undo")]
     assert menu.screen() is None
-    assert menu.handle(Event.MENU) == [] and menu.is_open
+    assert menu.handle(Press.MENU) == [] and menu.is_open
     assert menu.screen().lines[0] == "Mode: game" and menu.screen().selected == 0
 
 
 def test_menu_changes_players_and_seats_and_applies_on_close():
     menu = Menu()
-    menu.handle(Event.MENU)
+    menu.handle(Press.MENU)
     while menu.items()[menu.index] != "players":
-        menu.handle(Event.MENU)
-    menu.handle(Event.NEXT)
+        menu.handle(Press.MENU)
+    menu.handle(Press.NEXT)
     assert menu.settings.players == 3 and "Seat 3: Yellow" in menu.screen().lines
-    menu.handle(Event.MENU)  # seat 1
-    menu.handle(Event.NEXT)  # red -> yellow, which seat 3 had: they swap
+    menu.handle(Press.MENU)  # seat 1
+    menu.handle(Press.NEXT)  # red -> yellow, which seat 3 had: they swap
     assert menu.settings.colours == ("Y", "B", "R")
-    commands = menu.handle(Event.BACK)
+    commands = menu.handle(Press.BACK)
     assert commands == [Command("apply", Settings(players=3, seats=("Y", "B", "R", "G")))]
     assert not menu.is_open
-    menu.handle(Event.MENU)
-    assert menu.handle(Event.BACK) == [], "nothing changed, nothing to apply"
+    menu.handle(Press.MENU)
+    assert menu.handle(Press.BACK) == [], "nothing changed, nothing to apply"
 
 
 def test_seat_colours_stay_a_permutation_whatever_is_pressed():
     menu = Menu(Settings(players=4))
-    menu.handle(Event.MENU)
+    menu.handle(Press.MENU)
     for i in range(60):
-        menu.handle(Event.MENU if i % 3 else Event.NEXT)
+        menu.handle(Press.MENU if i % 3 else Press.NEXT)
         if not menu.is_open:
-            menu.handle(Event.MENU)
+            menu.handle(Press.MENU)
         assert sorted(menu.settings.seats) == sorted(COLOURS)
 
 
 def test_modes_show_their_own_items_and_name_the_puzzle():
     menu = Menu()
-    menu.handle(Event.MENU)
-    menu.handle(Event.NEXT)  # game -> discovery
+    menu.handle(Press.MENU)
+    menu.handle(Press.NEXT)  # game -> discovery
     assert menu.settings.puzzle == "discovery:10" and menu.items()[1] == "discovery"
     assert "players" not in menu.items() and menu.settings.colours == ()
-    menu.handle(Event.MENU)
-    menu.handle(Event.NEXT)
+    menu.handle(Press.MENU)
+    menu.handle(Press.NEXT)
     assert menu.settings.puzzle == "discovery:11"
     menu.index = 0
-    menu.handle(Event.NEXT)  # -> rainbow
+    menu.handle(Press.NEXT)  # -> rainbow
     assert menu.settings.puzzle == "rainbow:red" and menu.screen().lines[1] == "Rainbow: red backs"
 
 
 def test_holding_menu_starts_a_new_game_from_anywhere():
     menu = Menu()
-    assert menu.handle(Event.NEW_GAME) == [Command("new_game", Settings())]
-    menu.handle(Event.MENU)
-    menu.handle(Event.NEXT)
-    commands = menu.handle(Event.NEW_GAME)
+    assert menu.handle(Press.NEW_GAME) == [Command("new_game", Settings())]
+    menu.handle(Press.MENU)
+    menu.handle(Press.NEXT)
+    commands = menu.handle(Press.NEW_GAME)
     assert [c.name for c in commands] == ["apply", "new_game"] and not menu.is_open
 
 
 def test_voice_item_toggles():
     menu = Menu()
-    menu.handle(Event.MENU)
+    menu.handle(Press.MENU)
     menu.index = menu.items().index("voice")
-    menu.handle(Event.NEXT)
-    assert menu.handle(Event.BACK) == [Command("apply", Settings(voice=True))]
+    menu.handle(Press.NEXT)
+    assert menu.handle(Press.BACK) == [Command("apply", Settings(voice=True))]
 
 
 def test_calibration_steps_wait_for_results_and_show_progress():
     menu = Menu(calibration_steps=("clear the table", "lay the board"))
-    menu.handle(Event.MENU)
+    menu.handle(Press.MENU)
     menu.index = menu.items().index("calibrate")
-    menu.handle(Event.NEXT)
+    menu.handle(Press.NEXT)
     screen = menu.screen()
     assert screen.title == "Calibration 1/2" and screen.lines[0] == "clear the table" and screen.progress == 0
-    assert menu.handle(Event.NEXT) == [Command("calibrate", step=0)]
-    assert menu.handle(Event.NEXT) == [], "busy: a second press does not start the step twice"
+    assert menu.handle(Press.NEXT) == [Command("calibrate", step=0)]
+    assert menu.handle(Press.NEXT) == [], "busy: a second press does not start the step twice"
     menu.calibration_result(False, "table not found")
     assert menu.screen().lines == ("clear the table", "Try again: table not found")
-    assert menu.handle(Event.NEXT) == [Command("calibrate", step=0)]
+    assert menu.handle(Press.NEXT) == [Command("calibrate", step=0)]
     menu.calibration_result(True)
     assert menu.screen().title == "Calibration 2/2" and menu.screen().progress == 0.5
-    menu.handle(Event.NEXT)
+    menu.handle(Press.NEXT)
     menu.calibration_result(True)
     assert menu.step is None and menu.is_open and menu.screen().title == "Calibration saved"
 
 
 def test_back_cancels_calibration():
     menu = Menu()
-    menu.handle(Event.MENU)
+    menu.handle(Press.MENU)
     menu.index = menu.items().index("calibrate")
-    menu.handle(Event.NEXT)
-    assert menu.handle(Event.BACK) == [Command("calibration_cancelled")]
+    menu.handle(Press.NEXT)
+    assert menu.handle(Press.BACK) == [Command("calibration_cancelled")]
     assert menu.step is None and menu.screen().title == "Menu"
 
 
@@ -237,10 +237,10 @@ def test_the_menu_shows_the_web_pages_address_and_pairing_code_again():
     assert "web" not in menu.items()  # no page runs
     menu.web = Screen(title="Web page", lines=("http://192.168.1.20:8080/", "Pairing code 123456"),
                       qr="http://192.168.1.20:8080/")
-    menu.handle(Event.MENU)
+    menu.handle(Press.MENU)
     menu.index = menu.items().index("web")
     assert menu.label("web") == "Web page and pairing code"
-    assert menu.handle(Event.NEXT) == [] and menu.screen() is menu.web
-    assert menu.handle(Event.BACK) == [] and menu.is_open and menu.screen().title == "Menu"  # back to the menu
-    menu.handle(Event.NEXT)
-    assert menu.handle(Event.NEXT) == [] and menu.screen().title == "Menu", "any button goes back"
+    assert menu.handle(Press.NEXT) == [] and menu.screen() is menu.web
+    assert menu.handle(Press.BACK) == [] and menu.is_open and menu.screen().title == "Menu"  # back to the menu
+    menu.handle(Press.NEXT)
+    assert menu.handle(Press.NEXT) == [] and menu.screen().title == "Menu", "any button goes back"

@@ -22,7 +22,7 @@ from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import JsonLinesSink, Sinks
-from tantrix_pi.live.store import Event, Outbox, Store
+from tantrix_pi.live.store import Notice, Outbox, Store
 
 pytestmark = needs_mosquitto
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,8 +35,8 @@ def broker(tmp_path):
     b.stop()
 
 
-def said(text: str, n: int, game: int = 1) -> Event:
-    return Event("placed", text, {"n": n}, game=game, at=1_800_000_000.0 + n)
+def said(text: str, n: int, game: int = 1) -> Notice:
+    return Notice("placed", text, {"n": n}, game=game, at=1_800_000_000.0 + n)
 
 
 def texts(messages) -> list[str]:
@@ -116,7 +116,7 @@ def test_a_finished_game_is_published_retained_with_its_result_and_record(tmp_pa
     game = store.new_game(Setup("game", ["R", "B"]).to_dict())
     feed = Feed(broker_of(broker.url), "t2", store.path).start()
     over = {"scores": {"R": 12, "B": 9}, "winners": ["R"], "termination": "all-placed"}
-    feed.announce(Event("game_over", "Game over: Red 12, Blue 9. Red wins.", over, game=game, at=time.time()))
+    feed.announce(Notice("game_over", "Game over: Red 12, Blue 9. Red wins.", over, game=game, at=time.time()))
     wait_for(lambda: feed.acknowledged == 2, what="the broker has the event and the game")
     listener = Listener(broker.url)  # subscribed afterwards: given what the broker keeps
     [msg] = wait_for(lambda: listener.on(f"tantrix/t2/game/{game}"), what="the game's message")

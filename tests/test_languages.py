@@ -313,7 +313,7 @@ def test_a_store_of_schema_1_loses_its_words_and_keeps_its_game(tmp_path):
 
 
 def test_the_menu_switches_the_language_and_the_voice_follows_it(tmp_path):
-    from tantrix_pi.devices.buttons import Event as Button
+    from tantrix_pi.devices.buttons import Press as Button
     from tantrix_pi.devices.menu import Menu, Settings
     from tantrix_pi.devices.voice import FakeVoice
     from tantrix_pi.live.sinks import Sinks, VoiceSink

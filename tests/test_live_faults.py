@@ -22,7 +22,7 @@ from tantrix_pi.live.recording import game_moves, script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sinks import MemorySink
-from tantrix_pi.live.store import Move, Store, WriteError
+from tantrix_pi.live.store import Played, Store, WriteError
 from tantrix_pi.simulator import render
 
 
@@ -263,7 +263,7 @@ def test_game_export_reads_the_write_ahead_log_of_a_folder_it_cannot_write(share
     game = store.new_game({"mode": "free", "players": [], "puzzle": None})
     moves = game_moves(2)[:12]
     for seq, p in enumerate(moves):
-        store.commit(game, Board(moves[:seq + 1]), added=[Move(seq, None, p, True)])
+        store.commit(game, Board(moves[:seq + 1]), added=[Played(seq, None, p, True)])
     state = shared / "state"  # a copy taken while the referee ran: the last moves are in state.db-wal only
     state.mkdir(mode=0o755)
     state.chmod(0o755)

@@ -10,7 +10,7 @@ from live_fakes import B
 from tantrix_pi.live import hints
 from tantrix_pi.live.commands import CalibrationDone, HintReady
 from tantrix_pi.live.jobs import Jobs
-from tantrix_pi.live.store import Event
+from tantrix_pi.live.store import Notice
 
 FRAME = np.zeros((4, 4, 3), np.uint8)
 
@@ -23,7 +23,7 @@ def held_hint(monkeypatch):
     def hint_event(puzzle, board, timeout):
         seen.append((puzzle, board, timeout))
         assert release.wait(10)
-        return Event("hint", "Hint: here.", {})
+        return Notice("hint", "Hint: here.", {})
 
     monkeypatch.setattr(hints, "hint_event", hint_event)
     return release, seen
@@ -38,7 +38,7 @@ def test_a_hint_is_said_at_once_and_its_answer_comes_through_the_queue(held_hint
     assert jobs.hint("discovery:3", B((1, 0, 0, 0))) == []  # asked again while thinking: nothing new
     assert answers.empty()  # the loop goes on meanwhile
     release.set()
-    assert answers.get(timeout=10) == HintReady(Event("hint", "Hint: here.", {}))
+    assert answers.get(timeout=10) == HintReady(Notice("hint", "Hint: here.", {}))
     assert seen == [("discovery:3", B((1, 0, 0, 0)), 7.0)]  # one solver run, with the configured time
 
 

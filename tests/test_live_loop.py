@@ -273,9 +273,9 @@ def test_resume_after_restart_announces_nothing_again(tmp_path):
 
 def test_console_sink_prints_lines():
     out = io.StringIO()
-    from tantrix_pi.live.store import Event
+    from tantrix_pi.live.store import Notice
 
-    ConsoleSink(out).announce(Event("placed", "Red plays tile 3 at (0,0).", {}))
+    ConsoleSink(out).announce(Notice("placed", "Red plays tile 3 at (0,0).", {}))
     assert out.getvalue() == "Red plays tile 3 at (0,0).\n"
 
 

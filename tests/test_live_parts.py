@@ -20,7 +20,7 @@ from tantrix_pi.devices.sources import (
 from tantrix_pi.live import config
 from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.service import make_source
-from tantrix_pi.live.store import Event, Move, Store, StoreError
+from tantrix_pi.live.store import Notice, Played, Store, StoreError
 from tantrix_pi.vision import photo
 
 
@@ -210,10 +210,10 @@ def test_store_keeps_the_game_across_reopen(tmp_path):
     s = Store(tmp_path / "state.db")
     g = s.new_game({"mode": "game", "players": ["R", "B"]})
     b1 = B((1, 0, 0, 0))
-    s.commit(g, b1, [Move(1, "R", Placement(1, 0, 0, 0), True)], [], [Event("placed", "red placed tile 1", {})])
+    s.commit(g, b1, [Played(1, "R", Placement(1, 0, 0, 0), True)], [], [Notice("placed", "red placed tile 1", {})])
     b2 = B((1, 0, 0, 0), (5, 1, 0, 2))
-    s.commit(g, b2, [Move(2, "B", Placement(5, 1, 0, 2), False)], [], [Event("illegal", "no", {"rule": "match"})])
-    s.commit(g, b1, [], [2], [Event("taken_back", "tile 5 taken back", {})])
+    s.commit(g, b2, [Played(2, "B", Placement(5, 1, 0, 2), False)], [], [Notice("illegal", "no", {"rule": "match"})])
+    s.commit(g, b1, [], [2], [Notice("taken_back", "tile 5 taken back", {})])
     s.close()
     s = Store(tmp_path / "state.db")
     assert s.current_game() == (g, {"mode": "game", "players": ["R", "B"]})
@@ -225,10 +225,10 @@ def test_store_keeps_the_game_across_reopen(tmp_path):
 def test_failed_commit_leaves_nothing_behind(tmp_path):
     s = Store(tmp_path / "state.db")
     g = s.new_game({})
-    s.commit(g, B((1, 0, 0, 0)), [Move(1, "R", Placement(1, 0, 0, 0), True)])
+    s.commit(g, B((1, 0, 0, 0)), [Played(1, "R", Placement(1, 0, 0, 0), True)])
     with pytest.raises(sqlite3.IntegrityError):  # a move number used twice
-        s.commit(g, B((1, 0, 0, 0), (2, 1, 0, 0)), [Move(1, "B", Placement(2, 1, 0, 0), True)],
-                 events=[Event("placed", "x", {})])
+        s.commit(g, B((1, 0, 0, 0), (2, 1, 0, 0)), [Played(1, "B", Placement(2, 1, 0, 0), True)],
+                 events=[Notice("placed", "x", {})])
     assert s.board(g) == B((1, 0, 0, 0)) and len(s.moves(g)) == 1 and s.events(g) == []
 
 

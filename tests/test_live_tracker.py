@@ -1,7 +1,7 @@
 from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
-from tantrix_pi.live.tracker import Commit, Tracker, Unsure, register
+from tantrix_pi.live.tracker import Commit, Tracker, Unclear, register
 
 ONE = B((1, 0, 0, 0))
 TWO = B((1, 0, 0, 0), (2, 1, 0, 3))
@@ -73,7 +73,7 @@ def test_unsure_tile_is_reported_once_and_never_committed():
     t.motion()
     det = seen(TWO, unsure={(1, 0): 0.4})
     outs = feed(t, det, 6)
-    assert len(outs) == 1 and isinstance(outs[0], Unsure) and outs[0].cells == [(1, 0)]
+    assert len(outs) == 1 and isinstance(outs[0], Unclear) and outs[0].cells == [(1, 0)]
     assert t.committed == ONE
     t.motion()  # a player straightens the tile; now it reads clearly and is committed
     [c] = feed(t, seen(TWO), 8)
@@ -85,7 +85,7 @@ def test_unreadable_blob_is_located_on_a_cell():
     three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
     t = Tracker(three, stable_frames=2)
     [u] = feed(t, seen(three, k=1, unreadable=[(-1, 1)]), 2)
-    assert isinstance(u, Unsure) and u.cells == [(-1, 1)]
+    assert isinstance(u, Unclear) and u.cells == [(-1, 1)]
     # not placed: located through the tiles read, by pixel; two tiles are too few to say, so by position
     width = 50.0 * 3 ** 0.5  # the fake's tiles lie 87 px apart
     t = Tracker(three, stable_frames=2)

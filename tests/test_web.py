@@ -28,7 +28,7 @@ from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import load_record, placements, script, turn_ends
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import MemorySink, Sinks, View
-from tantrix_pi.live.store import Event, Store
+from tantrix_pi.live.store import Notice, Store
 from tantrix_pi.simulator import PLAIN, legal_board, render
 from tantrix_pi.web.app import Site, make_app
 from tantrix_pi.web.hub import CLIENT_QUEUE, Broadcaster, Hub
@@ -264,8 +264,8 @@ def test_the_replay_shows_the_fills_owed_and_the_turn_the_referee_announces(tmp_
 
     loop, hub, _ = play(tmp_path, 60)
     space = loop.view().forced[0]
-    loop.store.log_events(loop.game, [Event("to_play", "", {"player": "Y"}),
-                                      Event("must_fill", "", {"player": "Y", "spaces": [space["cell"]]})])
+    loop.store.log_events(loop.game, [Notice("to_play", "", {"player": "Y"}),
+                                      Notice("must_fill", "", {"player": "Y", "spaces": [space["cell"]]})])
     with TestClient(make_app(Site(hub, loop.store.path))) as client:
         steps = client.get(f"/api/games/{loop.game}/steps").json()["steps"]
         before, last = (client.get(f"/api/games/{loop.game}/steps/{i}").json() for i in (len(steps) - 2,
@@ -285,9 +285,9 @@ def test_an_older_tile_taken_off_and_put_back_keeps_its_place_among_the_moves(tm
     moves = replay(loop.store, loop.game).moves
     third = moves[2]
     board = loop.store.board(loop.game)
-    loop.store.log_events(loop.game, [Event("removed", "", {"tile": third["tile"], "cell": [third["q"], third["r"]]})])
-    loop.store.commit(loop.game, board, events=[Event("scores", "", {})])  # a step of its own, the board unchanged
-    loop.store.log_events(loop.game, [Event("restored", "", {"tile": third["tile"], "cell": [third["q"], third["r"]],
+    loop.store.log_events(loop.game, [Notice("removed", "", {"tile": third["tile"], "cell": [third["q"], third["r"]]})])
+    loop.store.commit(loop.game, board, events=[Notice("scores", "", {})])  # a step of its own, the board unchanged
+    loop.store.log_events(loop.game, [Notice("restored", "", {"tile": third["tile"], "cell": [third["q"], third["r"]],
                                                              "rot": third["rot"]})])
     game = replay(loop.store, loop.game)
     assert [s.moves for s in game.steps[-2:]] == [len(moves) - 1, len(moves)]
@@ -472,11 +472,11 @@ def test_the_referee_never_waits_for_the_page():
     hub.attach(loop, lambda: None)
     t0 = time.perf_counter()
     for n in range(2000):
-        hub.announce(Event("placed", f"Placed {n}", {}))
+        hub.announce(Notice("placed", f"Placed {n}", {}))
         hub.show(view(n))
     assert (time.perf_counter() - t0) / 4000 < 0.001
     loop.close()  # a web side that is gone
-    hub.announce(Event("placed", "after", {}))
+    hub.announce(Notice("placed", "after", {}))
     assert hub.snapshot().events[-1]["text"] == "after" and len(hub.snapshot().events) == 50
 
 
@@ -511,7 +511,7 @@ def test_the_live_stream_delivers_an_announcement_within_a_second():
             first = next(line for line in lines if line.startswith("data: "))
             assert json.loads(first[6:])["scores"] == {"R": 1}
             t0 = time.perf_counter()
-            hub.announce(Event("illegal", "Illegal: tile 5 at (1,0): no.", {"tile": 5}))
+            hub.announce(Notice("illegal", "Illegal: tile 5 at (1,0): no.", {"tile": 5}))
             message = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
             assert time.perf_counter() - t0 < 1.0
             assert message["events"][-1]["text"] == "Illegal: tile 5 at (1,0): no."

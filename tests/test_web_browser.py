@@ -291,7 +291,7 @@ def test_a_fill_owed_and_whose_turn_it_is_show_on_the_board_live_and_in_the_repl
     sys.path.insert(0, str(Path(__file__).parent))
     from web_fakes import play
 
-    from tantrix_pi.live.store import Event
+    from tantrix_pi.live.store import Notice
     from tantrix_pi.web.hub import Hub
     from tantrix_pi.web.server import listen, serve
 
@@ -299,7 +299,7 @@ def test_a_fill_owed_and_whose_turn_it_is_show_on_the_board_live_and_in_the_repl
     view = loop.view()
     space = view.forced[0]
     owed = {"player": "Y", "letter": space["letter"], "cell": space["cell"], "tiles": space["fits"]}
-    said = Event("must_fill", f"Yellow must fill {space['letter']} first.", {"player": "Y", "spaces": [space["cell"]]})
+    said = Notice("must_fill", f"Yellow must fill {space['letter']} first.", {"player": "Y", "spaces": [space["cell"]]})
     loop.store.log_events(loop.game, [said])
     hub = Hub()
     hub.show(replace(view, to_move="Y", must_fill=[owed]))

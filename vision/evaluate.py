@@ -17,7 +17,7 @@ from tantrix_pi.vision.detection import CONFIDENT, Detection, Unread
 
 
 @dataclass
-class Score:
+class Accuracy:
     """How one detection compares with the truth of its photo."""
 
     tiles: int = 0
@@ -92,10 +92,10 @@ def _near(point, entries: list[Unread], radius: float) -> Unread | None:
     return best if best is not None and math.dist(point, best.center_px) <= radius else None
 
 
-def score(detection: Detection, truth: dict) -> Score:
+def score(detection: Detection, truth: dict) -> Accuracy:
     """Compare a detection with a truth dict (`board`, `tiles[]` with `center_px`, `on_board`, `face_up`)."""
     true_board = Board.from_dict(truth["board"])
-    s = Score(tiles=len(true_board), legal=not true_board.mismatches())
+    s = Accuracy(tiles=len(true_board), legal=not true_board.mismatches())
     seen = [t.placement for t in detection.tiles]
     k, dq, dr = align(seen, true_board)
     moved: dict[Cell, list[tuple[Placement, float]]] = {}

@@ -1,4 +1,4 @@
-"""Three push buttons read with gpiozero; their callbacks only put `Event`s on a queue for the main loop."""
+"""Three push buttons read with gpiozero; their callbacks only put `Press`es on a queue for the main loop."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ DEFAULT_PINS = {"next": 17, "back": 27, "menu": 22}
 """BCM numbers: physical pins 11, 13 and 15, each wired through its button to a ground pin (9, 14 or 25)."""
 
 
-class Event(enum.Enum):
+class Press(enum.Enum):
     """What a button did."""
 
     NEXT = "next"
@@ -33,7 +33,7 @@ class Buttons(Closeable):
     """Next, back and menu buttons, each between a GPIO pin and ground (internal pull-ups; BCM 17, 27, 22).
 
         with Buttons() as buttons:              # or Buttons({"next": 5, "back": 6, "menu": 13})
-            event = buttons.events.get()        # Event.NEXT, Event.BACK, Event.MENU or Event.NEW_GAME
+            event = buttons.events.get()        # Press.NEXT, Press.BACK, Press.MENU or Press.NEW_GAME
         # the pins are released here (or by buttons.close())
 
     A button counts as pressed or released once its pin has kept still for `debounce` seconds (contact
@@ -46,7 +46,7 @@ class Buttons(Closeable):
         if not 0 <= debounce < hold_seconds:
             raise DeviceError(_("buttons: debounce {seconds} s must be at least 0 and shorter than the hold time")
                               .format(seconds=debounce))
-        self.events: queue.Queue[Event] = events if events is not None else queue.Queue()
+        self.events: queue.Queue[Press] = events if events is not None else queue.Queue()
         self.debounce = debounce
         self._timers: dict[str, threading.Timer] = {}
         self._down = dict.fromkeys(self.pins, False)
@@ -99,15 +99,15 @@ class Buttons(Closeable):
         self._down[name] = button.is_pressed
         if name != "menu":
             if self._down[name]:
-                self.events.put(Event(name))
+                self.events.put(Press(name))
         elif self._down[name]:
             self._held = False
         elif not self._held:
-            self.events.put(Event.MENU)
+            self.events.put(Press.MENU)
 
     def _held_menu(self) -> None:
         self._held = True
-        self.events.put(Event.NEW_GAME)
+        self.events.put(Press.NEW_GAME)
 
     def close(self) -> None:
         """Release the pins."""
@@ -120,12 +120,12 @@ class Buttons(Closeable):
 
 
 class FakeButtons(Closeable):
-    """Buttons for tests and the demo: `press(Event.NEXT)` queues the event as a real press would."""
+    """Buttons for tests and the demo: `press(Press.NEXT)` queues the event as a real press would."""
 
     def __init__(self, events: queue.Queue | None = None) -> None:
-        self.events: queue.Queue[Event] = events if events is not None else queue.Queue()
+        self.events: queue.Queue[Press] = events if events is not None else queue.Queue()
 
-    def press(self, event: Event) -> None:
+    def press(self, event: Press) -> None:
         """Queue `event` as if its button had been used."""
         self.events.put(event)
 

@@ -1,11 +1,11 @@
-"""The button menu: game settings and calibration steps, driven by button `Event`s, drawn as a `Screen`."""
+"""The button menu: game settings and calibration steps, driven by button `Press`es, drawn as a `Screen`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from tantrix_pi import i18n
-from tantrix_pi.devices.buttons import Event
+from tantrix_pi.devices.buttons import Press
 from tantrix_pi.devices.screen import Screen
 from tantrix_pi.game import MODES
 from tantrix_pi.i18n import N_, _, colour_name, ngettext, pgettext, player_name
@@ -65,8 +65,8 @@ class Menu:
     """Button events in, commands out: closed, next ends the turn and back undoes; menu opens the menu.
 
         menu = Menu(Settings(players=3))
-        commands = menu.handle(Event.MENU)       # opens it; menu.screen() is what to show
-        menu.handle(Event.NEXT)                  # changes the selected item's value
+        commands = menu.handle(Press.MENU)       # opens it; menu.screen() is what to show
+        menu.handle(Press.NEXT)                  # changes the selected item's value
 
     In the menu: menu goes to the next item, next changes its value (or runs it), back closes the menu.
     Holding menu starts a new game from anywhere.
@@ -120,9 +120,9 @@ class Menu:
                 "done": _("Done")}[key]
 
     # -- events ---------------------------------------------------------------------------------------
-    def handle(self, event: Event) -> list[Command]:
+    def handle(self, event: Press) -> list[Command]:
         """Apply one button event; returns what the main loop must do now."""
-        if event is Event.NEW_GAME:
+        if event is Press.NEW_GAME:
             return self._close() + [Command("new_game", self.settings)]
         if self.step is not None:
             return self._calibration(event)
@@ -130,15 +130,15 @@ class Menu:
             self.showing_web = False
             return []
         if not self.is_open:
-            if event is Event.MENU:
+            if event is Press.MENU:
                 self.is_open, self.index, self._opened_with, self.note = True, 0, self.settings, ""
                 return []
-            return [Command("end_turn" if event is Event.NEXT else "undo")]
-        if event is Event.MENU:
+            return [Command("end_turn" if event is Press.NEXT else "undo")]
+        if event is Press.MENU:
             self.index = (self.index + 1) % len(self.items())
             self.note = ""
             return []
-        if event is Event.BACK:
+        if event is Press.BACK:
             return self._close()
         return self._change(self.items()[self.index])
 
@@ -179,11 +179,11 @@ class Menu:
         return [Command("apply", self.settings)] if changed else []
 
     # -- calibration ----------------------------------------------------------------------------------
-    def _calibration(self, event: Event) -> list[Command]:
-        if event is Event.BACK:
+    def _calibration(self, event: Press) -> list[Command]:
+        if event is Press.BACK:
             self.step = None
             return [Command("calibration_cancelled")]
-        if event is Event.NEXT and not self.busy:
+        if event is Press.NEXT and not self.busy:
             self.busy, self.note = True, _("working...")
             return [Command("calibrate", step=self.step)]
         return []

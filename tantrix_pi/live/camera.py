@@ -12,7 +12,7 @@ import numpy as np
 from tantrix_pi.devices.sources import CameraGone, FrameSource
 from tantrix_pi.i18n import _
 from tantrix_pi.live.sdnotify import Notifier
-from tantrix_pi.live.store import Event
+from tantrix_pi.live.store import Notice
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -26,7 +26,7 @@ class Sight:
 
     frame: np.ndarray | None = None
     """The frame; None: none (the camera is lost: `back_off()` before trying again)."""
-    said: list[Event] = field(default_factory=list)
+    said: list[Notice] = field(default_factory=list)
     """What to announce: that the camera is lost (once per loss), or back (with the first frame after)."""
     stalled: bool = False
     """No frame came for longer than `stall_s`: the table may have changed unseen (it counts as motion)."""
@@ -63,7 +63,7 @@ class CameraWatch:
         self.last_frame_at: float | None = None
         self.stopped = False
 
-    def open(self) -> list[Event]:
+    def open(self) -> list[Notice]:
         """Open the source (`up` says whether it did); what to announce."""
         try:
             self.source.open()
@@ -83,7 +83,7 @@ class CameraWatch:
         said = []
         if self.lost:  # back only once a frame has come, not when a device merely opens
             self.lost = False
-            said.append(Event("camera", _("Camera is back."), {"up": True}))
+            said.append(Notice("camera", _("Camera is back."), {"up": True}))
         now = self.clock()
         stalled = self.last_frame_at is not None and now - self.last_frame_at > self.stall_s
         if stalled:
@@ -101,14 +101,14 @@ class CameraWatch:
         """End a back-off now (a signal handler may call it): systemd's stop never waits out the camera's."""
         self.stopped = True
 
-    def _lost(self, e: Exception) -> list[Event]:
+    def _lost(self, e: Exception) -> list[Notice]:
         """Said once per loss; each attempt that fails again waits twice as long, up to `retry_max_s`."""
         said = []
         if not self.lost:
             self.lost = True
             self.wait = self.retry_s
             text = _("Camera lost: {error}. Retrying.") if self.ever_up else _("No camera: {error}. Retrying.")
-            said.append(Event("camera", text.format(error=e), {"up": False}))
+            said.append(Notice("camera", text.format(error=e), {"up": False}))
             self.notifier.status(f"camera lost: {e}")
         else:
             self.wait = min(self.retry_max_s, 2 * self.wait)

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.referee import Setup
-from tantrix_pi.live.store import Event
+from tantrix_pi.live.store import Notice
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class AskHint:
 class HintReady:
     """The hint job's answer: what to say."""
 
-    event: Event
+    event: Notice
     name: ClassVar[str] = "hinted"
 
 

@@ -40,7 +40,7 @@ from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
 from tantrix_pi.live.config import Broker
 from tantrix_pi.live.sinks import Sink, View, event_line
-from tantrix_pi.live.store import Event, Outbox, Queued, Store, StoreError
+from tantrix_pi.live.store import Notice, Outbox, Queued, Store, StoreError
 
 log = logging.getLogger("tantrix_pi.feed")
 
@@ -145,7 +145,7 @@ class Feed(Sink):
         return self
 
     # -- the referee's side: a queue and a flag, never the network -----------------------------------
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         if self._stopped:
             return
         self._lines.put((event, event_line(event)))
@@ -278,7 +278,7 @@ class Feed(Sink):
         self.next_id += 1
         return Queued(self.next_id - 1, topic, payload, retain)
 
-    def _finished(self, event: Event) -> str | None:
+    def _finished(self, event: Notice) -> str | None:
         """The game/N message of a game that is over: its result and its record, from the state database."""
         try:
             store = Store(self.state_db, read_only=True)

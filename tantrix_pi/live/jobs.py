@@ -12,7 +12,7 @@ import numpy as np
 from tantrix_pi.board import Board
 from tantrix_pi.i18n import _
 from tantrix_pi.live.commands import CalibrationDone, Command, HintReady
-from tantrix_pi.live.store import Event
+from tantrix_pi.live.store import Notice
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -37,7 +37,7 @@ class Jobs:
         self.step: int | None = None
         """A calibration step asked for, waiting for a still frame (the hand that pressed next may be in view)."""
 
-    def hint(self, puzzle: str, board: Board) -> list[Event]:
+    def hint(self, puzzle: str, board: Board) -> list[Notice]:
         """Ask the solver for a hint on `board` (the job keeps it: give a copy) towards `puzzle`; what to say
         meanwhile (nothing while a hint is already being thought about)."""
         from tantrix_pi.live.hints import hint_event
@@ -45,11 +45,11 @@ class Jobs:
         if self.running == "hint":
             return []
         if self.running is not None:
-            return [Event("status", _("Busy calibrating: ask for a hint afterwards."), {})]
+            return [Notice("status", _("Busy calibrating: ask for a hint afterwards."), {})]
         timeout = self.hint_s
         self._start("hint", lambda: HintReady(hint_event(puzzle, board, timeout)),
-                    lambda e: HintReady(Event("hint", _("No hint: {error}").format(error=e), {})))
-        return [Event("status", _("Thinking about a hint..."), {"puzzle": puzzle})]
+                    lambda e: HintReady(Notice("hint", _("No hint: {error}").format(error=e), {})))
+        return [Notice("status", _("Thinking about a hint..."), {"puzzle": puzzle})]
 
     def ask_calibration(self, step: int) -> str | None:
         """Run calibration step `step` on the next still frame; None, or why it cannot run."""

@@ -38,8 +38,8 @@ from tantrix_pi.live.referee import Referee, Ruling, Setup, forced_data, new_gam
 from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
-from tantrix_pi.live.store import Event, Store, WriteError
-from tantrix_pi.live.tracker import OCCLUSION_REACH, Commit, Tracker, Unsure
+from tantrix_pi.live.store import Notice, Store, WriteError
+from tantrix_pi.live.tracker import OCCLUSION_REACH, Commit, Tracker, Unclear
 from tantrix_pi.vision.detection import Detection
 
 log = logging.getLogger("tantrix_pi.live")
@@ -94,7 +94,7 @@ class LiveLoop:
         """Commands (live.commands) from the buttons' menu, the web page and the background jobs, carried out
         between frames."""
         self.buttons: queue.Queue = queue.Queue()
-        """Button events (devices `Event`s, put by the buttons' callbacks), run through `menu` between frames."""
+        """Button events (devices `Press`es, put by the buttons' callbacks), run through `menu` between frames."""
         self.menu = None
         """The devices `Menu` the buttons drive (None: button events are ignored)."""
         self.jobs = Jobs(self.commands, hint_s)
@@ -169,7 +169,7 @@ class LiveLoop:
                 raise WriteError(self.store.path, self.saves.reason)
             self.game = self.store.new_game(setup.to_dict())
         except WriteError as e:
-            return Ruling(events=[Event("refused", _("No new game while the game cannot be saved ({reason}): this one "
+            return Ruling(events=[Notice("refused", _("No new game while the game cannot be saved ({reason}): this one "
                                                      "goes on.").format(reason=e.reason), {"reason": e.reason})])
         self._load_game()
         if self.menu is not None:  # a game started from the web page: the menu shows its settings
@@ -331,7 +331,7 @@ class LiveLoop:
             self.stats.commits += 1
             self.stats.frame_index_of_commit.append(self.stats.frames - 1)
             self._say(out.events, out)
-        elif isinstance(result, Unsure):
+        elif isinstance(result, Unclear):
             out = self.referee.unsure(result)
             self._save(lambda game=self.game: self.store.log_events(game, out.events))
             self._say(out.events, out)
@@ -350,7 +350,7 @@ class LiveLoop:
         """Judge frames until a recording ends or `stop()`; returns the number of frames read."""
         if self.resumed:
             n = len(self.referee.board)
-            self._say([Event("resumed", ngettext("Resuming game {game}: {n} tile on the table.",
+            self._say([Notice("resumed", ngettext("Resuming game {game}: {n} tile on the table.",
                                                  "Resuming game {game}: {n} tiles on the table.", n).format(
                 game=self.game, n=n), {"game": self.game, "tiles": n})])
         try:
@@ -370,14 +370,14 @@ class LiveLoop:
         self.camera.stop()
 
     # -- announcing -------------------------------------------------------------------------------
-    def _say(self, events: list[Event], out: Ruling | None = None) -> None:
+    def _say(self, events: list[Notice], out: Ruling | None = None) -> None:
         for e in events:
             self.sink.announce(replace(e, game=self.game if e.game is None else e.game, at=time.time()))
         menu_shown = self.menu is not None and self.menu.screen() is not None
         if out is not None and events and not menu_shown:  # the menu's page stays until it is closed
             self.sink.show(self.view(events, out))
 
-    def view(self, events: list[Event] = (), out: Ruling | None = None) -> View:
+    def view(self, events: list[Notice] = (), out: Ruling | None = None) -> View:
         """The screen's state after these events."""
         ref = self.referee
         if self.saves.note is not None:  # on the screen for as long as the game is not saved

@@ -19,8 +19,8 @@ from tantrix_pi.grid import fmt
 from tantrix_pi.i18n import _, colour_name, listing, ngettext, player_name
 from tantrix_pi.live.engines import GameEngine, SolitaireEngine, engine_for
 from tantrix_pi.live.hands import Sighting
-from tantrix_pi.live.store import Event, Move
-from tantrix_pi.live.tracker import Change, Commit, Unsure
+from tantrix_pi.live.store import Notice, Played
+from tantrix_pi.live.tracker import Change, Commit, Unclear
 from tantrix_pi.solitaire import COLOUR, Solitaire
 from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES
 
@@ -82,9 +82,9 @@ def settings_of_setup(setup: Setup, settings):
 class Ruling:
     """What one commit means: moves to store, moves taken back (by seq), and events to announce."""
 
-    added: list[Move] = field(default_factory=list)
+    added: list[Played] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    events: list[Notice] = field(default_factory=list)
     saved: bool = True
     """The rules engine's state changed (the store keeps it)."""
 
@@ -103,7 +103,7 @@ class Referee:
     missing (an old tile taken off, which may come back).
     """
 
-    def __init__(self, setup: Setup, board: Board | None = None, moves: list[Move] = (),
+    def __init__(self, setup: Setup, board: Board | None = None, moves: list[Played] = (),
                  state: list[dict] | None = None, turn_ends: list[int] = (), hands_in_view: bool = False) -> None:
         """`moves`: the table's placements in order, as stored; `state`: the engine's (`Engine.state()`); a
         database from before states were stored has none: the legal moves and the ends of turn (`turn_ends`:
@@ -200,14 +200,14 @@ class Referee:
         return tuple((f.cell, f.needs) for f in report)
 
     # -- judging ----------------------------------------------------------------------------------
-    def unsure(self, u: Unsure) -> Ruling:
+    def unsure(self, u: Unclear) -> Ruling:
         """Say which tiles cannot be read; nothing is judged until they can."""
         where = [fmt(c) for c in u.cells] + [_("image position ({x:.0f},{y:.0f})").format(x=x, y=y)
                                              for x, y in u.where]
         text = ngettext("Can't read the tile at {where}: waiting for a clear view.",
                         "Can't read the tiles at {where}: waiting for a clear view.", len(where)).format(
             where=listing(where))
-        return Ruling(events=[Event("unsure", text, {"cells": [list(c) for c in u.cells],
+        return Ruling(events=[Notice("unsure", text, {"cells": [list(c) for c in u.cells],
                                                       "px": [list(p) for p in u.where]})])
 
     def commit(self, c: Commit) -> Ruling:
@@ -297,10 +297,10 @@ class Referee:
         if owed:
             parts = [ngettext("{letter}: tile {tiles} fits", "{letter}: tiles {tiles} fit", len(o["tiles"])).format(
                 letter=o["letter"], tiles=listing(o["tiles"])) for o in owed]
-            out.events.append(Event("must_fill", _("{player} must fill {spaces}.").format(
+            out.events.append(Notice("must_fill", _("{player} must fill {spaces}.").format(
                 player=who, spaces="; ".join(parts)), {"player": to_play, "spaces": owed}))
         elif to_play != said_player:
-            out.events.append(Event("to_play", _("{player} to play.").format(player=who), {"player": to_play}))
+            out.events.append(Notice("to_play", _("{player} to play.").format(player=who), {"player": to_play}))
 
     def _lift_order(self, p: Placement) -> tuple[int, int]:
         """Strays first, then accepted tiles, the newest first: each is then the last one when it is taken."""
@@ -356,13 +356,13 @@ class Referee:
             self._forget(self.engine.pop(), out)
             while (last := self.engine.last()) is not None and self.board.get(last.cell) != last:
                 self._forget(self.engine.pop(), out)  # taken off earlier, now the last one: taken back too
-                out.events.append(Event("taken_back", back.format(tile=last.tile, cell=fmt(last.cell)),
+                out.events.append(Notice("taken_back", back.format(tile=last.tile, cell=fmt(last.cell)),
                                         {"tile": last.tile, "cell": list(last.cell)}))
         else:
             back = _("Tile {tile} was removed from {cell}: it was not the last tile played. Put it back.")
         if said:
             kind = "taken_back" if self.accepted.get(p.cell) != p else "removed"
-            out.events.append(Event(kind, back.format(tile=p.tile, cell=fmt(p.cell)),
+            out.events.append(Notice(kind, back.format(tile=p.tile, cell=fmt(p.cell)),
                                     {"tile": p.tile, "cell": list(p.cell)}))
 
     def _forget(self, p: Placement, out: Ruling) -> None:
@@ -382,7 +382,7 @@ class Referee:
             data["was"] = came.before.to_dict()
             facts["was"] = fmt(came.before.cell)
         if self.accepted.get(p.cell) == p:
-            out.events.append(Event("restored", _("Tile {tile} is back at {cell}.").format(**facts), data))
+            out.events.append(Notice("restored", _("Tile {tile} is back at {cell}.").format(**facts), data))
             return
         if p.tile in self.accepted.tiles:
             home = self.accepted[self.accepted.cell_of(p.tile)]
@@ -391,7 +391,7 @@ class Referee:
                     if home.cell == p.cell else
                     _("Tile {tile} moved to {cell}: it was not the last tile played. Put it back at {home}."))
             kind = "turned" if home.cell == p.cell else "moved"
-            out.events.append(Event(kind, text.format(**facts, home=fmt(home.cell)), {**data, "home": home.to_dict()}))
+            out.events.append(Notice(kind, text.format(**facts, home=fmt(home.cell)), {**data, "home": home.to_dict()}))
             return
         forced = self.accepted.occupied_neighbours(p.cell) >= rules.FORCED_NEIGHBOURS
         owed_before = bool(rules.forced_spaces(self.accepted))
@@ -409,7 +409,7 @@ class Referee:
                     if came is not None else
                     _("Illegal: tile {tile} at {cell} (forced space): {reasons}. Take it back.") if forced else
                     _("Illegal: tile {tile} at {cell}: {reasons}. Take it back."))
-            out.events.append(Event("illegal", text.format(**facts, reasons=reasons_text(violations)),
+            out.events.append(Notice("illegal", text.format(**facts, reasons=reasons_text(violations)),
                                     {**data, "violations": violations_data(violations)}))
             return
         who = player_name(player) if player else None
@@ -433,7 +433,7 @@ class Referee:
                 data["unchecked"] = True
             text, data["next"] = self._who_next(text, player)
             self.turn_said = (data["next"], ())
-        out.events.append(Event("placed", text, data))
+        out.events.append(Notice("placed", text, data))
 
     def _hand_seen(self, player: str) -> bool:
         """Whether the whole of `player`'s hand is known (every tile they hold, their draw included)."""
@@ -451,7 +451,7 @@ class Referee:
         return text, mover
 
     def _record(self, p: Placement, player: str | None, legal: bool, out: Ruling) -> None:
-        move = Move(self.next_seq, player, p, legal)
+        move = Played(self.next_seq, player, p, legal)
         self.moves.append(move)
         out.added.append(move)
 
@@ -495,7 +495,7 @@ class Referee:
                 text = _("{text} It does not fit there: {reasons}. Take it back.").format(
                     text=text, reasons=reasons_text(violations))
                 data["violations"] = violations_data(violations)
-        out.events.append(Event("corrected", text, data))
+        out.events.append(Notice("corrected", text, data))
 
     # -- the buttons ------------------------------------------------------------------------------
     def end_turn(self) -> Ruling:
@@ -508,18 +508,18 @@ class Referee:
         except IllegalMove as e:
             text = _("{player} cannot end the turn yet: {reasons}.").format(player=player_name(player),
                                                                              reasons=reasons_text(e.violations))
-            return Ruling(events=[Event("refused", text, {"player": player,
+            return Ruling(events=[Notice("refused", text, {"player": player,
                                                            "violations": violations_data(e.violations)})])
         after = self.moves[-1].seq if self.moves else 0
         text = _("{player} ends the turn: {next} to play.").format(player=player_name(player), next=player_name(nxt))
-        return Ruling(events=[Event("end_turn", text, {"player": player, "after": after, "next": nxt})])
+        return Ruling(events=[Notice("end_turn", text, {"player": player, "after": after, "next": nxt})])
 
     def undo(self) -> Ruling:
         """The back button: the camera decides what lies on the table, so say which tile to take off."""
         p = next(iter(self.strays()), None) or self.engine.last()
         if p is None:
-            return Ruling(events=[Event("hint", _("Nothing to undo: no tile has been played."), {})])
-        return Ruling(events=[Event("hint", _("To undo, take tile {tile} off {cell}.").format(
+            return Ruling(events=[Notice("hint", _("Nothing to undo: no tile has been played."), {})])
+        return Ruling(events=[Notice("hint", _("To undo, take tile {tile} off {cell}.").format(
             tile=p.tile, cell=fmt(p.cell)), {"tile": p.tile, "cell": list(p.cell)})])
 
     def _after(self, out: Ruling) -> None:
@@ -535,18 +535,18 @@ class Referee:
                 parts.append(part.format(letter=f.letter, cell=fmt(f.cell), needs=needs, tiles=listing(f.fits)))
             text = ngettext("Forced space: {spaces}.", "Forced spaces: {spaces}.", len(parts)).format(
                 spaces="; ".join(parts))
-            out.events.append(Event("forced", text, {"spaces": forced_data(report)}))
+            out.events.append(Notice("forced", text, {"spaces": forced_data(report)}))
         self.forced_said = key
         if self.setup.is_game:
             empty = self.bag_empty
             if empty and not self.bag_was_empty:
-                out.events.append(Event("bag_empty", _("The bag is empty: the restrictions no longer apply."),
+                out.events.append(Notice("bag_empty", _("The bag is empty: the restrictions no longer apply."),
                                         {"tiles": len(self.accepted)}))
             self.bag_was_empty = empty
             scores = self.scores()
             if scores != self.scores_said:
                 self.scores_said = scores
-                out.events.append(Event("scores", _("Scores: {points}.").format(points=scoring.points_text(scores)),
+                out.events.append(Notice("scores", _("Scores: {points}.").format(points=scoring.points_text(scores)),
                                         {"scores": scores}))
             if self._finished() and not self.over:
                 self.over = True
@@ -571,7 +571,7 @@ class Referee:
             return scoring.four(self.board, self.four).tiles
         return {}
 
-    def _solitaire_events(self) -> list[Event]:
+    def _solitaire_events(self) -> list[Notice]:
         """The draws the player makes now, the bag running empty, and the score once all 14 tiles are down."""
         out = []
         draws = self.engine.draws
@@ -582,30 +582,30 @@ class Referee:
             text = _("Bonus draw for the filled forced space: {draw}.") if bonus == 1 else ngettext(
                 "Bonus draws for {n} filled forced spaces: {draw}.",  # n >= 2: the forms of 2-4 and of 5 and more
                 "Bonus draws for {n} filled forced spaces: {draw}.", bonus)
-            out.append(Event("draw", text.format(n=bonus, draw=draw), data))
+            out.append(Notice("draw", text.format(n=bonus, draw=draw), data))
         elif tiles == 1:
-            out.append(Event("draw", _("Draw a tile."), data))
+            out.append(Notice("draw", _("Draw a tile."), data))
         elif tiles:
-            out.append(Event("draw", ngettext("Draw {n} tile.", "Draw {n} tiles.", tiles).format(n=tiles), data))
+            out.append(Notice("draw", ngettext("Draw {n} tile.", "Draw {n} tiles.", tiles).format(n=tiles), data))
         if self.solo.bag_empty and not self.bag_was_empty:
-            out.append(Event("bag_empty", _("The bag is empty: place the tiles you hold; a forced space that no tile "
+            out.append(Notice("bag_empty", _("The bag is empty: place the tiles you hold; a forced space that no tile "
                                             "fits may now be made."), {"tiles": len(self.board)}))
         self.bag_was_empty = self.solo.bag_empty
         over = self.solo.outcome()
         if over is not None and not self.end_said:
             s = over.score
-            out.append(Event("solitaire_over", over.summary(), {"score": over.points, "line": s.line, "loop": s.loop,
+            out.append(Notice("solitaire_over", over.summary(), {"score": over.points, "line": s.line, "loop": s.loop,
                                                                 "perfect": over.perfect}))
         self.end_said = over is not None
         return out
 
-    def _four_events(self) -> list[Event]:
+    def _four_events(self) -> list[Notice]:
         """Four lines / Four loops: the score whenever it changes, and the final one once all 56 tiles are down."""
         out = []
         result = scoring.four(self.board, self.four)
         if result.tiles != self.scores_said:
             self.scores_said = result.tiles
-            out.append(Event("scores", result.summary(), {"scores": result.tiles, "total": result.total,
+            out.append(Notice("scores", result.summary(), {"scores": result.tiles, "total": result.total,
                                                           "four": self.four}))
         over = len(self.board) == len(ALL_NUMBERS)
         if over and not self.end_said:
@@ -615,7 +615,7 @@ class Referee:
             text = _("All 56 tiles are down. {score}").format(score=result.summary())
             if faults:
                 text = _("{text} It does not count: {faults}.").format(text=text, faults="; ".join(faults))
-            out.append(Event("four_over", text, {"four": self.four, "total": result.total, "scores": result.tiles,
+            out.append(Notice("four_over", text, {"four": self.four, "total": result.total, "scores": result.tiles,
                                                  "faults": solo_fault_data(self.board)}))
         self.end_said = over
         return out
@@ -626,12 +626,12 @@ class Referee:
             return None
         return scoring.outcome(self.accepted, self.setup.players, scoring.Termination.ALL_PLACED)
 
-    def _game_over(self) -> Event:
+    def _game_over(self) -> Notice:
         over = self.outcome()
-        return Event("game_over", over.summary(), {"scores": over.player_scores, "winners": list(over.winners),
+        return Notice("game_over", over.summary(), {"scores": over.player_scores, "winners": list(over.winners),
                                                    "termination": over.termination.value})
 
-    def _puzzle_verdict(self) -> list[Event]:
+    def _puzzle_verdict(self) -> list[Notice]:
         from tantrix_pi import puzzles
 
         puzzle = puzzles.puzzle(self.setup.puzzle)
@@ -639,14 +639,14 @@ class Referee:
             return []
         verdict = puzzle.check(self.board)
         if verdict.solved:
-            return [Event("solved", _("{puzzle} solved!").format(puzzle=puzzle.title), {"puzzle": self.setup.puzzle})]
-        return [Event("not_solved", _("{puzzle} not solved: {reasons}.").format(
+            return [Notice("solved", _("{puzzle} solved!").format(puzzle=puzzle.title), {"puzzle": self.setup.puzzle})]
+        return [Notice("not_solved", _("{puzzle} not solved: {reasons}.").format(
             puzzle=puzzle.title, reasons="; ".join(verdict.reasons)), {"puzzle": self.setup.puzzle})]
 
 
-def new_game_event(game: int) -> Event:
+def new_game_event(game: int) -> Notice:
     """What is said when game number `game` starts."""
-    return Event("new_game", _("New game {game}: clear the table.").format(game=game), {"game": game})
+    return Notice("new_game", _("New game {game}: clear the table.").format(game=game), {"game": game})
 
 
 def reasons_text(violations) -> str:
@@ -665,7 +665,7 @@ def forced_data(report) -> list[dict]:
     return [{"letter": f.letter, "cell": list(f.cell), "needs": list(f.needs), "fits": list(f.fits)} for f in report]
 
 
-def _legacy_state(moves: list[Move], turn_ends: list[int]) -> list[dict]:
+def _legacy_state(moves: list[Played], turn_ends: list[int]) -> list[dict]:
     """An engine state from a database of before states were stored: its legal moves and ends of turn."""
     out = []
     ends = list(turn_ends)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.live.referee import Referee, Setup, new_game_event
-from tantrix_pi.live.store import Event, Store, Stored
-from tantrix_pi.live.tracker import Change, Commit, Unsure, changes
+from tantrix_pi.live.store import Notice, Store, Stored
+from tantrix_pi.live.tracker import Change, Commit, Unclear, changes
 
 
 @dataclass
@@ -24,7 +24,7 @@ class Step:
     """One step of a stored game: the board, what was said, and what the page shows with it."""
 
     board: Board
-    events: list[Event]
+    events: list[Notice]
     scores: dict[str, int] = field(default_factory=dict)
     illegal: list[dict] = field(default_factory=list)
     """The tiles lying there that the game did not accept, as `View.illegal`."""
@@ -56,7 +56,7 @@ def replay(store: Store, game: int) -> Replay:
     illegal: list[dict] = []
     before = Board()
     for i, (board, stored) in enumerate(store.steps(game)):
-        said: list[Event] = []
+        said: list[Notice] = []
         if i:
             said += referee.commit(Commit(board.copy(), _as_seen(before, board, stored))).events
             before = board
@@ -78,7 +78,7 @@ def replay(store: Store, game: int) -> Replay:
     return Replay(steps, moves)
 
 
-def said_steps(store: Store, game: int) -> list[tuple[Board, list[Event]]]:
+def said_steps(store: Store, game: int) -> list[tuple[Board, list[Notice]]]:
     """Each step of `store.steps(game)` with what the referee says at it."""
     return [(s.board, s.events) for s in replay(store, game).steps]
 
@@ -87,7 +87,7 @@ def _placement(t: dict) -> Placement:
     return Placement(t["tile"], t["cell"][0], t["cell"][1], t["rot"])
 
 
-def _follow(moves: list[dict], aside: dict[int, dict], e: Event, step: int) -> None:
+def _follow(moves: list[dict], aside: dict[int, dict], e: Notice, step: int) -> None:
     """The moves after event `e`: a placement (legal or not) adds one; a tile taken back takes its move away, an
     older tile taken off puts its move `aside` until it is restored (back in its place in the order); a tile
     turned or moved changes its move (an illegal tile moved to where it may go: the player's move, now legal)."""
@@ -111,7 +111,7 @@ def _follow(moves: list[dict], aside: dict[int, dict], e: Event, step: int) -> N
                 m.update({k: d[k] for k in ("player", "forced") if k in d})
 
 
-def _who_plays(e: Event) -> str | None:
+def _who_plays(e: Notice) -> str | None:
     """Who plays after event `e`, when it says so."""
     if e.kind == "to_play":
         return e.data.get("player")
@@ -136,12 +136,12 @@ def _as_seen(before: Board, after: Board, stored: list[Stored]) -> list[Change]:
     return changes(before, after, moved=not any(e.kind == "corrected" for e in stored))
 
 
-def _said_again(referee: Referee, e: Stored) -> Event:
+def _said_again(referee: Referee, e: Stored) -> Notice:
     """What is said again for an event stored with no board (the live loop stores these three kinds so)."""
     if e.kind == "end_turn":
         return referee.end_turn().events[0]
     if e.kind == "unsure":
-        return referee.unsure(Unsure([tuple(c) for c in e.data["cells"]], [tuple(p) for p in e.data["px"]])).events[0]
+        return referee.unsure(Unclear([tuple(c) for c in e.data["cells"]], [tuple(p) for p in e.data["px"]])).events[0]
     if e.kind == "new_game":
         return new_game_event(e.data["game"])
-    return Event(e.kind, "", e.data)
+    return Notice(e.kind, "", e.data)

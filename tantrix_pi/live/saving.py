@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from tantrix_pi.i18n import _
-from tantrix_pi.live.store import Event, WriteError
+from tantrix_pi.live.store import Notice, WriteError
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -28,11 +28,11 @@ class SaveQueue:
         self.retry_s, self.clock = retry_s, clock
         self.waiting: list[Callable[[], object]] = []
         """Writes the store refused, and those after them, oldest first."""
-        self.note: Event | None = None
+        self.note: Notice | None = None
         """While writes wait: what the players were told (the screen shows it until the game is saved again)."""
         self.next_try = 0.0
 
-    def save(self, write: Callable[[], object]) -> list[Event]:
+    def save(self, write: Callable[[], object]) -> list[Notice]:
         """Run one write after those still waiting (kept to try again when refused); what to announce."""
         self.waiting.append(write)
         return self.flush()
@@ -41,7 +41,7 @@ class SaveQueue:
         """Writes wait and it is time to try them again."""
         return bool(self.waiting) and self.clock() >= self.next_try
 
-    def flush(self) -> list[Event]:
+    def flush(self) -> list[Notice]:
         """Write what waits, oldest first; what to announce (the first refusal, or that all is saved again)."""
         while self.waiting:
             try:
@@ -51,7 +51,7 @@ class SaveQueue:
                 if self.note is not None:
                     return []
                 log.error("%s; the referee goes on from memory", e)
-                self.note = Event("storage", _("Can't save the game ({reason}): refereeing goes on from memory "
+                self.note = Notice("storage", _("Can't save the game ({reason}): refereeing goes on from memory "
                                                "until it can be saved.").format(reason=e.reason),
                                   {"saved": False, "reason": e.reason})
                 return [self.note]
@@ -60,7 +60,7 @@ class SaveQueue:
             return []
         self.note = None
         log.info("the game is saved again")
-        return [Event("storage", _("The game is saved again."), {"saved": True})]
+        return [Notice("storage", _("The game is saved again."), {"saved": True})]
 
     @property
     def reason(self) -> str | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.i18n import _
-from tantrix_pi.live.store import Event, set_aside
+from tantrix_pi.live.store import Notice, set_aside
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -49,7 +49,7 @@ class View:
 class Sink:
     """Receives every event, in order, after it is stored; `show(view)` after each batch."""
 
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         """One event, as soon as it is safe in the store."""
 
     def show(self, view: View) -> None:
@@ -75,7 +75,7 @@ class Sink:
         """Release what the sink holds."""
 
 
-def event_line(event: Event) -> str:
+def event_line(event: Notice) -> str:
     """An announcement as one JSON object, as events.jsonl holds it and the club's feed sends it: time (when it was
     announced), game, kind, text, data."""
     at = event.at if event.at is not None else time.time()
@@ -91,14 +91,14 @@ class ConsoleSink(Sink):
 
         self.stream = stream or sys.stdout
 
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         print(event.text, file=self.stream, flush=True)
 
 
 class LogSink(Sink):
     """Announcements as log records (INFO; illegal and unsure ones as WARNING)."""
 
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         level = logging.WARNING if event.kind in ("illegal", "unsure", "removed", "camera", "storage") else logging.INFO
         log.log(level, "%s: %s", event.kind, event.text)
 
@@ -118,7 +118,7 @@ class JsonLinesSink(Sink):
                         set_aside(self.path, "old"))
         self.file = self.path.open("a", encoding="utf-8")
 
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         self.file.write(event_line(event) + "\n")
         self.file.flush()
 
@@ -130,7 +130,7 @@ class MemorySink(Sink):
     """Keeps events, views and menu pages in lists (tests, benches, the demo)."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.events: list[Notice] = []
         self.views: list[View] = []
         self.screens: list = []
         self.voice_on: list[bool] = []
@@ -145,7 +145,7 @@ class MemorySink(Sink):
     def set_language(self, code: str) -> None:
         self.languages.append(code)
 
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         self.events.append(event)
 
     def show(self, view: View) -> None:
@@ -172,7 +172,7 @@ class Sinks(Sink):
             else:
                 self.failed.discard(id(s))
 
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         self._each("announce", event)
 
     def show(self, view: View) -> None:
@@ -268,7 +268,7 @@ class VoiceSink(Sink):
         voice = open_voice(enabled, language=language or i18n.language(), words_per_minute=words_per_minute)
         return cls(voice, follows=not language)
 
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         if event.kind in SPOKEN:
             self.voice.say(event.text)
 

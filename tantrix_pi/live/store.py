@@ -65,7 +65,7 @@ class WriteError(StoreError):
 
 
 @dataclass(frozen=True)
-class Move:
+class Played:
     """One placement of the game in order, with the player who made it and whether it was legal."""
 
     seq: int
@@ -75,7 +75,7 @@ class Move:
 
 
 @dataclass(frozen=True)
-class Event:
+class Notice:
     """Something the referee announced: a kind (`placed`, `illegal`, ...), its text and its data.
 
     `kind` and `data` are machine fields, the same in every language; `text` is what a person reads or
@@ -306,10 +306,10 @@ class Store:
         row = self.db.execute("SELECT board FROM boards WHERE game=? ORDER BY id DESC LIMIT 1", (game,)).fetchone()
         return Board() if row is None else Board.from_json(row[0])
 
-    def moves(self, game: int) -> list[Move]:
+    def moves(self, game: int) -> list[Played]:
         rows = self.db.execute("SELECT seq, player, tile, q, r, rot, legal FROM moves WHERE game=? ORDER BY seq",
                                (game,)).fetchall()
-        return [Move(s, pl, Placement(t, q, r, rot), bool(lg)) for s, pl, t, q, r, rot, lg in rows]
+        return [Played(s, pl, Placement(t, q, r, rot), bool(lg)) for s, pl, t, q, r, rot, lg in rows]
 
     def state(self, game: int) -> list[dict] | None:
         """The rules engine's state after the game's last change (None: a game stored before states were)."""
@@ -321,8 +321,8 @@ class Store:
         rows = self.db.execute("SELECT kind, data, board FROM events WHERE game=? ORDER BY id", (game,)).fetchall()
         return [Stored(k, json.loads(d), b) for k, d, b in rows]
 
-    def commit(self, game: int, board: Board, added: list[Move] = (), removed: list[int] = (),
-               events: list[Event] = (), state: list[dict] | None = None) -> None:
+    def commit(self, game: int, board: Board, added: list[Played] = (), removed: list[int] = (),
+               events: list[Notice] = (), state: list[dict] | None = None) -> None:
         """Write a committed board, the moves it adds or takes back (by seq), its events and the rules engine's
         state after it, atomically."""
         now = time.time()
@@ -340,7 +340,7 @@ class Store:
                 self.db.execute("INSERT INTO events (game, board, kind, data, at) VALUES (?, ?, ?, ?, ?)",
                                 (game, board_id, e.kind, json.dumps(e.data), now))
 
-    def log_events(self, game: int, events: list[Event], state: list[dict] | None = None) -> None:
+    def log_events(self, game: int, events: list[Notice], state: list[dict] | None = None) -> None:
         """Store events that come with no new board (a tile that cannot be read, an end of turn: with the rules
         engine's state after it)."""
         now = time.time()

@@ -69,7 +69,7 @@ class Commit:
 
 
 @dataclass
-class Unsure:
+class Unclear:
     """Cells the detector cannot read with confidence: say so and wait. `where` holds image positions
     of unreadable things that could not be put on a cell."""
 
@@ -165,8 +165,8 @@ class Tracker:
         self.moved_since_commit = True
         self._reset_window()
 
-    def observe(self, det: Detection, changed_tiles: float | None = None) -> Commit | Unsure | None:
-        """Take one still frame's detection; a Commit when the board is settled and changed, Unsure when
+    def observe(self, det: Detection, changed_tiles: float | None = None) -> Commit | Unclear | None:
+        """Take one still frame's detection; a Commit when the board is settled and changed, Unclear when
         it is settled but some tile cannot be read, else None.
 
         `changed_tiles`: how many tiles' worth of the picture differ from the last committed table (None:
@@ -211,7 +211,7 @@ class Tracker:
             if key == self.announced_unsure:
                 return None
             self.announced_unsure = key
-            return Unsure(unsure, bad_px)
+            return Unclear(unsure, bad_px)
         self.announced_unsure = ()
         if board == self.committed:
             return None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tantrix_pi.live.sinks import Sink, View
-from tantrix_pi.live.store import Event
+from tantrix_pi.live.store import Notice
 
 log = logging.getLogger("tantrix_pi.web")
 
@@ -30,7 +30,7 @@ CLIENT_QUEUE = 8
 MAX_CLIENTS = 100
 
 
-def event_record(event: Event, at: float) -> dict:
+def event_record(event: Notice, at: float) -> dict:
     """An announcement as the JSON-lines stream writes it."""
     return {"t": round(at, 3), "kind": event.kind, "text": event.text, "data": event.data}
 
@@ -49,7 +49,7 @@ class Snapshot:
 
 
 @dataclass
-class Seen:
+class LastFrame:
     """The last frame the detector read, with what it read (drawn lazily, in the server's thread)."""
 
     frame: np.ndarray
@@ -67,7 +67,7 @@ class Hub(Sink):
         self._camera = {"up": True, "text": ""}
         self._voice: bool | None = None
         self._version = 0
-        self._seen: Seen | None = None
+        self._seen: LastFrame | None = None
         self._seen_count = 0
         self._latest: tuple[int, np.ndarray] | None = None
         self._frames = 0
@@ -76,7 +76,7 @@ class Hub(Sink):
         self._poked = False
 
     # -- the referee's side: cheap, never waits for the web ------------------------------------------
-    def announce(self, event: Event) -> None:
+    def announce(self, event: Notice) -> None:
         record = event_record(event, time.time())
         with self._lock:
             self._events.append(record)
@@ -103,7 +103,7 @@ class Hub(Sink):
             self._latest = (self._frames, frame)
             if detection is not None:
                 self._seen_count += 1
-                self._seen = Seen(frame, detection, self._seen_count)
+                self._seen = LastFrame(frame, detection, self._seen_count)
 
     def _poke(self) -> None:
         """Wake the server's loop once per burst of changes (a commit's events and its view)."""
@@ -130,7 +130,7 @@ class Hub(Sink):
             return Snapshot(self._version, self._view, list(self._events), dict(self._camera), self._voice,
                             self._seen_count)
 
-    def seen(self) -> Seen | None:
+    def seen(self) -> LastFrame | None:
         with self._lock:
             return self._seen
 
