@@ -221,8 +221,8 @@ class Profile:
             camera = _("camera not calibrated")
         elif self.camera.uncertainty:
             fx, fy, cx, cy = (100 * v for v in self.camera.uncertainty)
-            camera = _("camera {measured} (fx, fy within {focal:.2f} %, cx, cy within {centre:.2f} % of the "
-                       "width)").format(measured=self.camera.measured, focal=max(fx, fy), centre=max(cx, cy))
+            camera = _("camera {measured} (fx, fy within {focal}, cx, cy within {centre} of the width)").format(
+                measured=self.camera.measured, focal=f"{max(fx, fy):.2f} %", centre=f"{max(cx, cy):.2f} %")
         else:
             camera = _("camera {measured}").format(measured=self.camera.measured)
         # TRANSLATORS: {measured} is when the section was measured (2025-03-01T18:04:05Z)
