@@ -13,6 +13,7 @@ import numpy as np
 from tantrix_pi.calibration.charuco import BoardSpec, diagnose, find
 from tantrix_pi.calibration.profile import CameraModel, now
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import N_, _, listing, ngettext
 
 MIN_VIEWS = 6
 OUTLIER_FACTOR = 3.0
@@ -26,7 +27,8 @@ FOCAL_UNCERTAINTY = 0.01
 """Most uncertainty (one standard deviation) accepted in fx and fy, as a share of the focal length."""
 CENTRE_UNCERTAINTY = 0.01
 """Most uncertainty accepted in cx and cy, as a share of the image's width."""
-BETTER_VIEWS = "tilt the board towards and away from the camera, and to both sides, and take more views"
+BETTER_VIEWS = N_("tilt the board towards and away from the camera, and to both sides, and take more views")
+"""What to do when the views leave the lens uncertain (translated where it is said)."""
 
 
 class CalibrationError(TantrixError):
@@ -56,22 +58,25 @@ class Uncertainty:
 
     def too_large(self) -> list[str]:
         """The parameters uncertain beyond FOCAL_UNCERTAINTY or CENTRE_UNCERTAINTY, each with its figure."""
-        limits = (("fx", self.fx, FOCAL_UNCERTAINTY, ""), ("fy", self.fy, FOCAL_UNCERTAINTY, ""),
-                  ("cx", self.cx, CENTRE_UNCERTAINTY, " of the width"), ("cy", self.cy, CENTRE_UNCERTAINTY,
-                                                                          " of the width"))
-        return [f"{name} by {_pct(v)}{unit} (at most {_pct(limit)})" for name, v, limit, unit in limits
+        # fx and fy as a share of themselves, cx and cy as a share of the image's width
+        limits = ((N_("{name} by {share} (at most {limit})"), "fx", self.fx, FOCAL_UNCERTAINTY),
+                  (N_("{name} by {share} (at most {limit})"), "fy", self.fy, FOCAL_UNCERTAINTY),
+                  (N_("{name} by {share} of the width (at most {limit})"), "cx", self.cx, CENTRE_UNCERTAINTY),
+                  (N_("{name} by {share} of the width (at most {limit})"), "cy", self.cy, CENTRE_UNCERTAINTY))
+        return [_(message).format(name=name, share=_pct(v), limit=_pct(limit)) for message, name, v, limit in limits
                 if not v <= limit]
 
     def describe(self) -> str:
-        return (f"uncertain by fx {_pct(self.fx)}, fy {_pct(self.fy)}, cx {_pct(self.cx)}, cy {_pct(self.cy)} "
-                "of the width")
+        # TRANSLATORS: said of the lens: "the lens {uncertainty} (one standard deviation)"
+        return _("uncertain by fx {fx}, fy {fy}, cx {cx}, cy {cy} of the width").format(
+            fx=_pct(self.fx), fy=_pct(self.fy), cx=_pct(self.cx), cy=_pct(self.cy))
 
     def to_list(self) -> list[float]:
         return [round(float(v), 6) for v in (self.fx, self.fy, self.cx, self.cy)]
 
 
 def _pct(share: float) -> str:
-    return f"{100 * share:.2f} %" if math.isfinite(share) else "an unknown amount"
+    return f"{100 * share:.2f} %" if math.isfinite(share) else _("an unknown amount")
 
 
 @dataclass
@@ -154,10 +159,16 @@ class Coverage:
     def describe(self) -> str:
         """One line for the person holding the board."""
         if not self.needed:
-            return f"{self.tilted} of {len(self.poses)} views are tilted {TILT_MIN_DEG:g} degrees or more"
-        return (f"the views need more tilt: {self.tilted} of {len(self.poses)} views are tilted {TILT_MIN_DEG:g} "
-                f"degrees or more, so the focal length cannot be told from the distance; take {self.needed} more "
-                "with the board tilted 20-45 degrees, about different edges")
+            return ngettext("{tilted} of {views} views is tilted {degrees:g} degrees or more",
+                            "{tilted} of {views} views are tilted {degrees:g} degrees or more", self.tilted).format(
+                tilted=self.tilted, views=len(self.poses), degrees=TILT_MIN_DEG)
+        return ngettext("the views need more tilt: {tilted} of {views} views are tilted {degrees:g} degrees or more, "
+                        "so the focal length cannot be told from the distance; take {needed} more with the board "
+                        "tilted 20-45 degrees, about different edges",
+                        "the views need more tilt: {tilted} of {views} views are tilted {degrees:g} degrees or more, "
+                        "so the focal length cannot be told from the distance; take {needed} more with the board "
+                        "tilted 20-45 degrees, about different edges", self.needed).format(
+            tilted=self.tilted, views=len(self.poses), degrees=TILT_MIN_DEG, needed=self.needed)
 
 
 def poses(views: list[View], image_size: tuple[int, int], matrix: np.ndarray | None = None,
@@ -168,7 +179,7 @@ def poses(views: list[View], image_size: tuple[int, int], matrix: np.ndarray | N
     d = dist if dist is not None else np.zeros(5)
     out = []
     for v in views:
-        ok, rvec, _ = cv2.solvePnP(v.object_points.astype(np.float64), v.image_points.astype(np.float64), k, d)
+        ok, rvec, _tvec = cv2.solvePnP(v.object_points.astype(np.float64), v.image_points.astype(np.float64), k, d)
         normal = cv2.Rodrigues(rvec)[0][:, 2] if ok else np.array([0.0, 0.0, 1.0])
         tilt = float(np.degrees(np.arccos(min(1.0, abs(float(normal[2]))))))
         towards = float(np.degrees(np.arctan2(normal[1], normal[0]))) % 360
@@ -200,17 +211,20 @@ def collect(images: Iterable[tuple[str, np.ndarray]], spec: BoardSpec) -> tuple[
         found = find(image, spec)
         n = len(found.ids)
         if n == 0:
-            rejected.append(Rejected(name, f"board not found: {diagnose(image, spec)}"))
+            rejected.append(Rejected(name, _("board not found: {why}").format(why=diagnose(image, spec))))
         elif n < need:
-            rejected.append(Rejected(name, f"only {n} of {spec.corners} corners found (need {need})"))
+            rejected.append(Rejected(name, ngettext("only {n} of {corners} corners found (need {need})",
+                                                    "only {n} of {corners} corners found (need {need})", n).format(
+                n=n, corners=spec.corners, need=need)))
         elif np.linalg.matrix_rank(found.object_points[:, :2] - found.object_points[0, :2], tol=1e-6) < 2:
-            rejected.append(Rejected(name, f"the {n} corners found lie on one line"))
+            rejected.append(Rejected(name, ngettext("the {n} corner found lies on one line",
+                                                    "the {n} corners found lie on one line", n).format(n=n)))
         else:
             views.append(View(name, found.image_points, found.object_points, found.ids))
     if len(sizes) > 1:
         listed = ", ".join(f"{w}x{h} ({n})" for (w, h), n in sizes.items())
-        raise CalibrationError(f"images of different sizes: {listed}: take every view at the resolution the "
-                               "referee uses")
+        raise CalibrationError(_("images of different sizes: {sizes}: take every view at the resolution the "
+                                 "referee uses").format(sizes=listed))
     size = next(iter(sizes)) if sizes else (0, 0)
     return views, rejected, size
 
@@ -231,21 +245,23 @@ def calibrate(views: list[View], image_size: tuple[int, int], rejected: list[Rej
         kept = {v.name for v in keep}
         for v in result.views:
             if v.name not in kept:
-                rejected.append(Rejected(v.name, f"reprojection error {v.error_px:.2f} px is over {OUTLIER_FACTOR:g}x "
-                                                 f"the median {median:.2f} px (blurred, or the board moved)"))
+                rejected.append(Rejected(v.name, _("reprojection error {error:.2f} px is over {factor:g}x the median "
+                                                   "{median:.2f} px (blurred, or the board moved)").format(
+                    error=v.error_px, factor=OUTLIER_FACTOR, median=median)))
         result = _solve(keep, image_size, flags)
     result.rejected = rejected
     result.coverage = coverage(result.views, image_size, result.matrix, result.dist)
     result.uncertainty = _uncertainty(result, flags)
     beyond = result.uncertainty.too_large()
     if beyond:
-        raise Uncertain(f"the views need more tilt: {', '.join(beyond)}: {BETTER_VIEWS}", result)
+        raise Uncertain(_("the views need more tilt: {uncertain}: {advice}").format(
+            uncertain=listing(beyond), advice=_(BETTER_VIEWS)), result)
     return result
 
 
 def _uncertainty(result: Result, flags: int) -> Uncertainty:
     """How far the views pin each intrinsic down: OpenCV's standard deviations or the jackknife's, the larger."""
-    views, (w, _) = result.views, result.image_size
+    views, (w, _height) = result.views, result.image_size
     found = []
     for i in range(len(views)):
         try:
@@ -266,9 +282,19 @@ def _intrinsics(k: np.ndarray) -> tuple[float, float, float, float]:
 def _enough(views: list[View], rejected: list[Rejected]) -> None:
     if len(views) >= MIN_VIEWS:
         return
+    n = len(views)
     why = "; ".join(f"{r.name}: {r.reason}" for r in rejected)
-    raise CalibrationError(f"{len(views)} usable view{'s' if len(views) != 1 else ''}, at least {MIN_VIEWS} needed"
-                           f"{' (' + why + ')' if why else ''}: take more photos of the board at different angles")
+    if why:
+        message = ngettext("{n} usable view, at least {need} needed ({why}): take more photos of the board at "
+                           "different angles",
+                           "{n} usable views, at least {need} needed ({why}): take more photos of the board at "
+                           "different angles", n)
+    else:
+        message = ngettext("{n} usable view, at least {need} needed: take more photos of the board at different "
+                           "angles",
+                           "{n} usable views, at least {need} needed: take more photos of the board at different "
+                           "angles", n)
+    raise CalibrationError(message.format(n=n, need=MIN_VIEWS, why=why))
 
 
 def _solve(views: list[View], image_size: tuple[int, int], flags: int) -> Result:
@@ -276,14 +302,14 @@ def _solve(views: list[View], image_size: tuple[int, int], flags: int) -> Result
     img = [v.image_points.astype(np.float32) for v in views]
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-9)
     try:
-        rms, k, d, rvecs, tvecs, std, _, _ = cv2.calibrateCameraExtended(obj, img, image_size, None, None,
-                                                                         flags=flags, criteria=criteria)
+        rms, k, d, rvecs, tvecs, std, _std_ex, _errors = cv2.calibrateCameraExtended(
+            obj, img, image_size, None, None, flags=flags, criteria=criteria)
     except cv2.error as e:
-        raise CalibrationError(f"OpenCV could not calibrate with these views ({e.err}): "
-                               "take views with the board tilted in different directions") from None
+        raise CalibrationError(_("OpenCV could not calibrate with these views ({error}): take views with the board "
+                                 "tilted in different directions").format(error=e.err)) from None
     solved = []
     for v, o, i, r, t in zip(views, obj, img, rvecs, tvecs, strict=True):
-        projected, _ = cv2.projectPoints(o, r, t, k, d)
+        projected, _jacobian = cv2.projectPoints(o, r, t, k, d)
         err = float(np.sqrt(np.mean(np.sum((projected.reshape(-1, 2) - i) ** 2, axis=1))))
         solved.append(View(v.name, v.image_points, v.object_points, v.ids, err))
     return Result(k, d.ravel()[:5], float(rms), image_size, solved, std=np.nan_to_num(std.ravel(), nan=np.inf))

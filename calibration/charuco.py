@@ -12,7 +12,9 @@ import numpy as np
 from PIL import Image
 
 from tantrix_pi.board import parse_json
+from tantrix_pi.calibration.lettering import draw, lines
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import N_, _, listing, ngettext
 
 PAPERS_MM = {"a4": (297.0, 210.0), "letter": (279.4, 215.9)}
 """Paper sizes, landscape (width, height) in millimetres."""
@@ -31,7 +33,7 @@ def dictionary(name: str) -> cv2.aruco.Dictionary:
     code = getattr(cv2.aruco, name, None) if name.startswith("DICT_") else None
     if not isinstance(code, int):
         known = ", ".join(n for n in dir(cv2.aruco) if n.startswith("DICT_") and n == n.upper())
-        raise BoardError(f"unknown ArUco dictionary {name!r}: use one of {known}")
+        raise BoardError(_("unknown ArUco dictionary {name!r}: use one of {known}").format(name=name, known=known))
     return cv2.aruco.getPredefinedDictionary(code)
 
 
@@ -48,13 +50,15 @@ class BoardSpec:
 
     def __post_init__(self) -> None:
         if self.squares_x < 3 or self.squares_y < 3:
-            raise BoardError(f"a ChArUco board needs at least 3x3 squares, not {self.squares_x}x{self.squares_y}")
+            raise BoardError(_("a ChArUco board needs at least 3x3 squares, not {x}x{y}").format(
+                x=self.squares_x, y=self.squares_y))
         if not 0 < self.marker_mm < self.square_mm:
-            raise BoardError(f"markers ({self.marker_mm} mm) must be smaller than squares ({self.square_mm} mm)")
+            raise BoardError(_("markers ({marker} mm) must be smaller than squares ({square} mm)").format(
+                marker=self.marker_mm, square=self.square_mm))
         size = dictionary(self.dictionary).bytesList.shape[0]
         if self.markers > size:
-            raise BoardError(f"{self.squares_x}x{self.squares_y} squares need {self.markers} markers, "
-                             f"{self.dictionary} has only {size}")
+            raise BoardError(_("{x}x{y} squares need {markers} markers, {dictionary} has only {size}").format(
+                x=self.squares_x, y=self.squares_y, markers=self.markers, dictionary=self.dictionary, size=size))
 
     @property
     def markers(self) -> int:
@@ -80,15 +84,16 @@ class BoardSpec:
 
     def describe(self) -> str:
         """One line naming every parameter."""
-        return (f"ChArUco {self.squares_x}x{self.squares_y} squares of {self.square_mm:g} mm, "
-                f"markers {self.marker_mm:g} mm, {self.dictionary}")
+        return _("ChArUco {x}x{y} squares of {square:g} mm, markers {marker:g} mm, {dictionary}").format(
+            x=self.squares_x, y=self.squares_y, square=self.square_mm, marker=self.marker_mm,
+            dictionary=self.dictionary)
 
     @classmethod
     def parse(cls, squares: str, square_mm: float, marker_mm: float, dictionary_name: str) -> BoardSpec:
         """From command-line values: squares as '7x5'."""
         m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", squares)
         if not m:
-            raise BoardError(f"--squares {squares!r}: expected COLUMNSxROWS, e.g. 7x5")
+            raise BoardError(_("--squares {squares!r}: expected COLUMNSxROWS, e.g. 7x5").format(squares=squares))
         return cls(int(m[1]), int(m[2]), float(square_mm), float(marker_mm), dictionary_name)
 
     @classmethod
@@ -97,23 +102,27 @@ class BoardSpec:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise BoardError(f"no board file {path}: make one with `tantrix-pi calibrate board --out`") from None
+            raise BoardError(_("no board file {path}: make one with `tantrix-pi calibrate board --out`").format(
+                path=path)) from None
         except (OSError, UnicodeDecodeError) as e:
-            raise BoardError(f"cannot read board file {path}: {e}") from None
+            raise BoardError(_("cannot read board file {path}: {error}").format(path=path, error=e)) from None
         try:
             data = parse_json(text, BoardError)
         except BoardError as e:
-            raise BoardError(f"cannot read board file {path}: {e}") from None
+            raise BoardError(_("cannot read board file {path}: {error}").format(path=path, error=e)) from None
         data = data.get("charuco", data) if isinstance(data, dict) else data
         if not isinstance(data, dict):
-            raise BoardError(f"board file {path}: expected a JSON object")
+            raise BoardError(_("board file {path}: expected a JSON object").format(path=path))
         kinds = {"squares_x": int, "squares_y": int, "square_mm": float, "marker_mm": float, "dictionary": str}
+        wrong = {int: N_("board file {path}: field {key!r} is missing or not a whole number"),
+                 float: N_("board file {path}: field {key!r} is missing or not a number"),
+                 str: N_("board file {path}: field {key!r} is missing or not text")}
         values = {}
         for key, kind in kinds.items():
             v = data.get(key)
             ok = isinstance(v, str) if kind is str else isinstance(v, int | float) and not isinstance(v, bool)
             if not ok:
-                raise BoardError(f"board file {path}: field {key!r} is missing or not a {kind.__name__}")
+                raise BoardError(_(wrong[kind]).format(path=path, key=key))
             values[key] = kind(v)
         return cls(**values, legacy_pattern=bool(data.get("legacy_pattern", False)))
 
@@ -140,7 +149,7 @@ def find(image: np.ndarray, spec: BoardSpec) -> Found:
     """Detect the board's corners (CharucoDetector, then board.matchImagePoints); empty when none."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     board = spec.board()
-    corners, ids, _, marker_ids = cv2.aruco.CharucoDetector(board).detectBoard(gray)
+    corners, ids, _marker_corners, marker_ids = cv2.aruco.CharucoDetector(board).detectBoard(gray)
     markers = 0 if marker_ids is None else len(marker_ids)
     if ids is None or len(ids) == 0:
         empty2, empty3 = np.zeros((0, 2), np.float32), np.zeros((0, 3), np.float32)
@@ -156,16 +165,20 @@ def diagnose(image: np.ndarray, spec: BoardSpec) -> str:
     if ids is not None and len(ids):
         beyond = sorted(int(i) for i in ids.ravel() if i >= spec.markers)
         if beyond:
-            return (f"it shows {spec.dictionary} markers numbered up to {beyond[-1]}, but a "
-                    f"{spec.squares_x}x{spec.squares_y} board has only 0..{spec.markers - 1}: check --squares")
-        return f"only {len(ids)} of its markers are visible: bring the whole board into view and in focus"
+            return _("it shows {dictionary} markers numbered up to {highest}, but a {x}x{y} board has only "
+                     "0..{last}: check --squares").format(dictionary=spec.dictionary, highest=beyond[-1],
+                                                         x=spec.squares_x, y=spec.squares_y, last=spec.markers - 1)
+        return ngettext("only {n} of its markers is visible: bring the whole board into view and in focus",
+                        "only {n} of its markers are visible: bring the whole board into view and in focus",
+                        len(ids)).format(n=len(ids))
     for name in SUSPECT_DICTIONARIES:
         if name == spec.dictionary:
             continue
         other = cv2.aruco.ArucoDetector(dictionary(name)).detectMarkers(gray)[1]
         if other is not None and len(other) >= 2:
-            return f"its markers are {name}, not {spec.dictionary}: pass --dictionary {name} or the board's JSON"
-    return "no ArUco markers at all: is the board in view, lit and in focus?"
+            return _("its markers are {found}, not {dictionary}: pass --dictionary {found} or the board's JSON").format(
+                found=name, dictionary=spec.dictionary)
+    return _("no ArUco markers at all: is the board in view, lit and in focus?")
 
 
 # ---- the printable sheet --------------------------------------------------------------------------
@@ -186,7 +199,7 @@ class Sheet:
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix not in (".pdf", ".png"):
-            raise BoardError(f"{path}: the sheet can be written as .pdf or .png")
+            raise BoardError(_("{path}: the sheet can be written as .pdf or .png").format(path=path))
         page = Image.fromarray(self.image)
         if suffix == ".pdf":
             page.save(path, "PDF", resolution=self.dpi)
@@ -202,13 +215,14 @@ class Sheet:
 def sheet(spec: BoardSpec, paper: str = "a4", dpi: float = 300.0) -> Sheet:
     """The board centred on a landscape page at exact scale, its parameters printed under it."""
     if paper not in PAPERS_MM:
-        raise BoardError(f"unknown paper {paper!r}: use {' or '.join(PAPERS_MM)}")
+        raise BoardError(_("unknown paper {paper!r}: use one of {papers}").format(paper=paper,
+                                                                                   papers=listing(PAPERS_MM)))
     paper_w, paper_h = PAPERS_MM[paper]
     board_w, board_h = spec.size_mm
     margin = 10.0
     if board_w > paper_w - 2 * margin or board_h > paper_h - 2 * margin - 12:
-        raise BoardError(f"a {board_w:g} x {board_h:g} mm board does not fit on {paper} with its caption: "
-                         "use smaller squares (--square-mm)")
+        raise BoardError(_("a {width:g} x {height:g} mm board does not fit on {paper} with its caption: use smaller "
+                           "squares (--square-mm)").format(width=board_w, height=board_h, paper=paper))
     # A whole number of pixels per square, and the resolution that makes that exactly square_mm.
     px_per_square = round(spec.square_mm / MM_PER_INCH * dpi)
     dpi = px_per_square * MM_PER_INCH / spec.square_mm
@@ -220,11 +234,14 @@ def sheet(spec: BoardSpec, paper: str = "a4", dpi: float = 300.0) -> Sheet:
     x0, y0 = round(left_mm * px_per_mm), round(top_mm * px_per_mm)
     left_mm, top_mm = x0 / px_per_mm, y0 / px_per_mm
     page[y0:y0 + board_img.shape[0], x0:x0 + board_img.shape[1]] = board_img
-    caption = (f"{spec.describe()}, legacy pattern {'on' if spec.legacy_pattern else 'off'}. "
-               f"Print at 100 % (actual size): one square must measure {spec.square_mm:g} mm.")
-    scale = px_per_mm * 0.11
+    caption = (_("{board}, legacy pattern on. Print at 100 % (actual size): one square must measure {mm:g} mm.")
+               if spec.legacy_pattern else
+               _("{board}, legacy pattern off. Print at 100 % (actual size): one square must measure {mm:g} mm."))
+    caption = caption.format(board=spec.describe(), mm=spec.square_mm)
+    size = round(3 * px_per_mm)  # letters about 2 mm high
     ty = y0 + board_img.shape[0] + round(7 * px_per_mm)
-    cv2.putText(page, caption, (x0, ty), cv2.FONT_HERSHEY_SIMPLEX, scale, 0, max(1, round(scale * 2)), cv2.LINE_AA)
+    draw(page, lines(caption, size, round((paper_w - margin) * px_per_mm) - x0), (x0, ty), size, 0)
+    scale = px_per_mm * 0.11
     # A 100 mm ruler above the board to check the print.
     ry = y0 - round(4 * px_per_mm)
     if ry > round(2 * px_per_mm):

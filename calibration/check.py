@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import cv2
 import numpy as np
 
 from tantrix_pi.calibration.charuco import BoardSpec, find
+from tantrix_pi.calibration.lettering import draw, lines
 from tantrix_pi.calibration.profile import Profile, distort_pixels
 from tantrix_pi.calibration.table import Movement, find_witnesses
 
@@ -83,10 +82,8 @@ def overlay(profile: Profile, image: np.ndarray, moved: Movement | None = None,
 
 def _caption(out: np.ndarray, text: str) -> None:
     """The text on a dark band across the top, wrapped to the image width."""
-    scale = max(0.45, out.shape[1] / 2200)
-    (char_w, line_h), _ = cv2.getTextSize("m", cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
-    lines = textwrap.wrap(text, max(20, out.shape[1] // char_w - 2))
-    step = round(line_h * 1.8)
-    cv2.rectangle(out, (0, 0), (out.shape[1], step * len(lines) + step // 2), (0, 0, 0), -1)
-    for i, line in enumerate(lines):
-        cv2.putText(out, line, (8, step * (i + 1)), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 1, cv2.LINE_AA)
+    size = max(14, round(out.shape[1] / 70))
+    rows = lines(text, size, out.shape[1] - 16)
+    step = round(size * 1.5)
+    cv2.rectangle(out, (0, 0), (out.shape[1], step * len(rows) + step // 2), (0, 0, 0), -1)
+    draw(out, rows, (8, step), size, (255, 255, 255), step)

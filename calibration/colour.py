@@ -17,7 +17,7 @@ import numpy as np
 
 from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
 from tantrix_pi.errors import TantrixError
-from tantrix_pi.tiles import COLOUR_NAMES as COLOUR_WORDS
+from tantrix_pi.i18n import _, colour_name
 
 ARC_NAMES = ("R", "Y", "G", "B")
 NOMINAL_HUE_DEG = {"R": 40.0, "Y": 95.0, "G": 150.0, "B": 290.0}
@@ -67,9 +67,14 @@ class Separation:
     def describe(self) -> str:
         """One line for the user."""
         a, b = self.pair
-        verdict = "well separated" if self.margin > 0 else "OVERLAPPING: better light, or fewer reflections"
-        return (f"closest pair {a}-{b}: Delta E {self.distance:.1f}, margin {self.margin:+.1f} "
-                f"after their spreads ({self.spread[a]:.1f}, {self.spread[b]:.1f}): {verdict}")
+        if self.margin > 0:
+            line = _("closest pair {a}-{b}: Delta E {distance:.1f}, margin {margin:+.1f} after their spreads "
+                     "({spread_a:.1f}, {spread_b:.1f}): well separated")
+        else:
+            line = _("closest pair {a}-{b}: Delta E {distance:.1f}, margin {margin:+.1f} after their spreads "
+                     "({spread_a:.1f}, {spread_b:.1f}): OVERLAPPING: better light, or fewer reflections")
+        return line.format(a=a, b=b, distance=self.distance, margin=self.margin, spread_a=self.spread[a],
+                           spread_b=self.spread[b])
 
 
 def _surroundings(lightness: np.ndarray) -> np.ndarray:
@@ -91,7 +96,7 @@ def tile_masks(lab_image: np.ndarray, rim: int = 1) -> tuple[np.ndarray, np.ndar
     lightness = lab_image[..., 0]
     dark = ((lightness < DARK_L) & (chroma < BLACK_CHROMA) & (lightness < _surroundings(lightness) - DARK_MARGIN))
     dark = dark.astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    n, labels, stats, _centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
     if n <= 1:
         return np.zeros(dark.shape, bool), np.zeros(dark.shape, bool)
     dist = cv2.distanceTransform(dark, cv2.DIST_L2, 3)
@@ -141,11 +146,11 @@ def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
     gains, balanced = (1.0, 1.0, 1.0), image
     # Under a warm lamp the blue arcs look dark and grey, pass for tile black and tint it blue: the
     # black is measured again on the balanced photo, where they are blue again, until the gains settle.
-    for _ in range(ROUNDS):
+    for _round in range(ROUNDS):
         black, arcs = tile_masks(lab(balanced))
         if arcs.sum() < MIN_ARC_PIXELS or black.sum() < MIN_ARC_PIXELS:
-            raise ColourError("no tiles found: put face-up tiles showing all four colours on the table, in view "
-                              "and lit")
+            raise ColourError(_("no tiles found: put face-up tiles showing all four colours on the table, in view "
+                                "and lit"))
         # a trimmed mean, not the median: the black is a few 8-bit steps, and a median of integers jumps
         step = _gains(trim_mean(balanced[black][:, ::-1].astype(np.float64), 0.2, axis=0))
         if step is None:
@@ -178,13 +183,14 @@ def _check_hues(prototypes: dict[str, tuple[float, float, float]]) -> None:
     """ColourError unless each arc colour learned has roughly its tile colour's hue: four clusters of any
     colourful things on dark ones (a poster, another game) are not the tiles' red, yellow, green and blue."""
     for name in ARC_NAMES:
-        _, a, b = prototypes[name]
+        _lightness, a, b = prototypes[name]
         hue = math.degrees(math.atan2(b, a)) % 360
         if abs((hue - NOMINAL_HUE_DEG[name] + 180) % 360 - 180) > MAX_HUE_OFF_DEG:
-            colour = COLOUR_WORDS[name]
-            raise ColourError(f"what this photo shows as {colour} is not the {colour} of a Tantrix tile (hue {hue:.0f} "
-                              f"degrees, the tiles' is near {NOMINAL_HUE_DEG[name]:.0f}): put face-up tiles showing "
-                              "red, yellow, green and blue in view, lit by the room's usual light")
+            # TRANSLATORS: {colour} is a colour's name as a word of its own ("red")
+            raise ColourError(_("what this photo shows as {colour} is not the {colour} of a Tantrix tile (hue "
+                                "{hue:.0f} degrees, the tiles' is near {nominal:.0f}): put face-up tiles showing red, "
+                                "yellow, green and blue in view, lit by the room's usual light").format(
+                colour=colour_name(name), hue=hue, nominal=NOMINAL_HUE_DEG[name]))
 
 
 def _blue_from_hues(image: np.ndarray, masks: dict[str, np.ndarray], gains: tuple[float, float, float]
@@ -214,13 +220,13 @@ def _clusters(image: np.ndarray, arcs: np.ndarray) -> dict[str, np.ndarray]:
     features = np.column_stack([samples[:, 0] * 0.5, samples[:, 1], samples[:, 2]]).astype(np.float32)
     cv2.setRNGSeed(7)
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 50, 0.1)
-    _, labels, centres = cv2.kmeans(features, 4, None, criteria, 4, cv2.KMEANS_PP_CENTERS)
+    _compactness, labels, centres = cv2.kmeans(features, 4, None, criteria, 4, cv2.KMEANS_PP_CENTERS)
     labels = labels.ravel()
     counts = np.bincount(labels, minlength=4)
     close = min(np.linalg.norm(centres[i, 1:] - centres[j, 1:]) for i, j in itertools.combinations(range(4), 2))
     if counts.min() < MIN_CLUSTER_SHARE * len(labels) or close < MIN_SEPARATION:
-        raise ColourError("only three arc colours can be told apart in this photo: put tiles showing red, yellow, "
-                          "green and blue in view")
+        raise ColourError(_("only three arc colours can be told apart in this photo: put tiles showing red, yellow, "
+                            "green and blue in view"))
     names = _name_clusters(centres[:, 1:])
     ys, xs = np.nonzero(arcs)
     masks = {}

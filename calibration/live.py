@@ -14,6 +14,7 @@ from tantrix_pi.calibration.camera import min_corners
 from tantrix_pi.calibration.charuco import BoardSpec, find
 from tantrix_pi.devices.sources import CameraGone, FrameSource, OpenCVSource, Picamera2Source
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _, ngettext
 
 TIMEOUT_S = 180.0
 MIN_MOVE = 0.08
@@ -38,13 +39,13 @@ def frames(source: FrameSource | None = None) -> Iterator[np.ndarray]:
     try:
         source.open()
     except CameraGone as e:
-        raise CameraError(f"no camera ({e}): give photos instead of --live") from None
+        raise CameraError(_("no camera ({error}): give photos instead of --live").format(error=e)) from None
     try:
         while True:
             try:
                 yield source.read()
             except CameraGone as e:
-                raise CameraError(f"the camera stopped delivering frames: {e}") from None
+                raise CameraError(_("the camera stopped delivering frames: {error}").format(error=e)) from None
     finally:
         source.close()
 
@@ -52,16 +53,18 @@ def frames(source: FrameSource | None = None) -> Iterator[np.ndarray]:
 def capture(n: int, spec: BoardSpec, source: Iterator[np.ndarray] | None = None) -> list[tuple[str, np.ndarray]]:
     """N views in which the board is well seen and placed differently each time, with a progress bar."""
     if n < 1:
-        raise CameraError("--live needs a number of views, e.g. --live 12")
+        raise CameraError(_("--live needs a number of views, e.g. --live 12"))
     source = source if source is not None else frames()
     need = min_corners(spec)
     taken: list[tuple[str, np.ndarray]] = []
     poses: list[np.ndarray] = []
     start = time.monotonic()
-    _progress(0, n, "show the board to the camera")
+    _progress(0, n, _("show the board to the camera"))
     for frame in source:
         if time.monotonic() - start > TIMEOUT_S:
-            raise CameraError(f"only {len(taken)} of {n} views in {TIMEOUT_S:.0f} s: is the board in view and lit?")
+            raise CameraError(ngettext("only {taken} of {n} view in {seconds:.0f} s: is the board in view and lit?",
+                                       "only {taken} of {n} views in {seconds:.0f} s: is the board in view and lit?",
+                                       n).format(taken=len(taken), n=n, seconds=TIMEOUT_S))
         found = find(frame, spec)
         if len(found.ids) < need:
             continue
@@ -70,7 +73,7 @@ def capture(n: int, spec: BoardSpec, source: Iterator[np.ndarray] | None = None)
             continue
         poses.append(pose)
         taken.append((f"live{len(taken) + 1}", frame))
-        _progress(len(taken), n, "move or tilt the board for the next view")
+        _progress(len(taken), n, _("move or tilt the board for the next view"))
         if len(taken) == n:
             break
     print(file=sys.stderr)
@@ -86,4 +89,5 @@ def _pose_key(points: np.ndarray, width: int) -> np.ndarray:
 
 def _progress(done: int, total: int, hint: str) -> None:
     bar = "#" * round(30 * done / total)
-    print(f"\r[{bar:<30}] {done}/{total} views  {hint}", end="", file=sys.stderr, flush=True)
+    views = ngettext("{done}/{total} view", "{done}/{total} views", total).format(done=done, total=total)
+    print(f"\r[{bar:<30}] {views}  {hint}", end="", file=sys.stderr, flush=True)

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import N_, _
 from tantrix_pi.tomlfile import read_toml
 
 FORMAT = "tantrix-pi-calibration/1"
@@ -102,8 +103,9 @@ class Profile:
     def load(cls, path: str | os.PathLike) -> Profile:
         """Read a profile; ProfileError names what is wrong."""
         path = Path(path)
-        data = read_toml(path, ProfileError, "calibration profile", missing="run `tantrix-pi calibrate camera` first",
-                         corrupt="calibrate again or delete it")
+        data = read_toml(path, ProfileError, _("calibration profile"), missing=_("run `tantrix-pi calibrate camera` "
+                                                                                 "first"),
+                         corrupt=_("calibrate again or delete it"))
         return cls.from_dict(data, str(path)).at(path)
 
     @classmethod
@@ -123,7 +125,8 @@ class Profile:
             tmp.write_text(dumps_toml(self.to_dict()), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as e:
-            raise ProfileError(f"{path}: cannot write the calibration profile ({e.strerror or e})") from None
+            raise ProfileError(_("{path}: cannot write the calibration profile ({error})").format(
+                path=path, error=e.strerror or e)) from None
         self.path = path
         return path
 
@@ -166,7 +169,8 @@ class Profile:
         """Check and convert a parsed document; ProfileError names the first bad field."""
         fmt = data.get("format")
         if fmt != FORMAT:
-            raise ProfileError(f"{where}: 'format' is {fmt!r}, expected {FORMAT!r}")
+            raise ProfileError(_("{where}: 'format' is {found!r}, expected {expected!r}").format(
+                where=where, found=fmt, expected=FORMAT))
         profile = cls()
         if "camera" in data:
             s = _Section(data["camera"], where, "camera")
@@ -177,22 +181,24 @@ class Profile:
                 measured=s.text("measured"),
                 uncertainty=s.vector("uncertainty", (4,)).tolist() if "uncertainty" in s.data else None)
             if profile.camera.matrix[0, 0] <= 0 or profile.camera.matrix[1, 1] <= 0:
-                raise ProfileError(f"{where}: [camera] matrix has a focal length <= 0")
+                raise ProfileError(_("{where}: [camera] matrix has a focal length <= 0").format(where=where))
         if "table" in data:
             s = _Section(data["table"], where, "table")
             h = s.matrix("homography", 3, 3)
             if abs(np.linalg.det(h)) < 1e-12:
-                raise ProfileError(f"{where}: [table] homography is singular")
+                raise ProfileError(_("{where}: [table] homography is singular").format(where=where))
             view = tuple(s.vector("view_mm", (4,)).tolist())
             if not (view[2] > view[0] and view[3] > view[1]):
-                raise ProfileError(f"{where}: [table] view_mm must be [x0, y0, x1, y1] with x1 > x0 and y1 > y0")
+                raise ProfileError(_("{where}: [table] view_mm must be [x0, y0, x1, y1] with x1 > x0 and y1 > "
+                                     "y0").format(where=where))
             scale = s.number("px_per_mm")
             if scale <= 0:
-                raise ProfileError(f"{where}: [table] px_per_mm must be > 0")
+                raise ProfileError(_("{where}: [table] px_per_mm must be > 0").format(where=where))
             reference = {}
             for name, v in s.optional_table("reference").items():
                 if not (isinstance(v, list) and len(v) == 4 and all(_is_number(x) for x in v)):
-                    raise ProfileError(f"{where}: [table.reference] {name} must be 4 numbers")
+                    raise ProfileError(_("{where}: [table.reference] {name} must be 4 numbers").format(where=where,
+                                                                                                      name=name))
                 reference[name] = [float(x) for x in v]
             profile.table = TablePlane(homography=h, px_per_mm=scale, view_mm=view, image_size=s.size("image_size"),
                                        measured=s.text("measured"), reference=reference)
@@ -200,7 +206,7 @@ class Profile:
             s = _Section(data["colour"], where, "colour")
             gains = s.vector("white_balance", (3,))
             if np.any(gains <= 0):
-                raise ProfileError(f"{where}: [colour] white_balance gains must be > 0")
+                raise ProfileError(_("{where}: [colour] white_balance gains must be > 0").format(where=where))
             lab = _Section(s.table("lab"), where, "colour.lab")
             prototypes = {n: tuple(lab.vector(n, (3,)).tolist()) for n in COLOUR_NAMES}
             profile.colour = ColourModel(white_balance=tuple(gains.tolist()), prototypes=prototypes,
@@ -211,12 +217,19 @@ class Profile:
 
     def describe(self) -> str:
         """One line: which sections are calibrated and when."""
-        parts = [f"{name} {s.measured}" if s else f"{name} not calibrated"
-                 for name, s in (("camera", self.camera), ("table", self.table), ("colour", self.colour))]
-        if self.camera and self.camera.uncertainty:
+        if self.camera is None:
+            camera = _("camera not calibrated")
+        elif self.camera.uncertainty:
             fx, fy, cx, cy = (100 * v for v in self.camera.uncertainty)
-            parts[0] += f" (fx, fy within {max(fx, fy):.2f} %, cx, cy within {max(cx, cy):.2f} % of the width)"
-        return "; ".join(parts)
+            camera = _("camera {measured} (fx, fy within {focal}, cx, cy within {centre} of the width)").format(
+                measured=self.camera.measured, focal=f"{max(fx, fy):.2f} %", centre=f"{max(cx, cy):.2f} %")
+        else:
+            camera = _("camera {measured}").format(measured=self.camera.measured)
+        # TRANSLATORS: {measured} is when the section was measured (2025-03-01T18:04:05Z)
+        table = _("table {measured}").format(measured=self.table.measured) if self.table else _("table not calibrated")
+        colour = (_("colour {measured}").format(measured=self.colour.measured) if self.colour
+                  else _("colour not calibrated"))
+        return "; ".join((camera, table, colour))
 
     def undistort(self, image: np.ndarray) -> np.ndarray:
         """The image with lens distortion removed (same size and K); unchanged without camera calibration."""
@@ -293,15 +306,16 @@ class Profile:
 
     def _need_table(self) -> TablePlane:
         if self.table is None:
-            raise ProfileError(f"{self.path or 'profile'}: the table is not calibrated: "
-                               "run `tantrix-pi calibrate table`")
+            raise ProfileError(_("{path}: the table is not calibrated: run `tantrix-pi calibrate table`").format(
+                path=self.path or _("profile")))
         return self.table
 
     def _check_size(self, image: np.ndarray, size: tuple[int, int], section: str) -> None:
         w, h = image.shape[1], image.shape[0]
         if (w, h) != tuple(size):
-            raise ProfileError(f"{self.path or 'profile'}: [{section}] was measured on {size[0]}x{size[1]} images, "
-                               f"this one is {w}x{h}: calibrate at this resolution")
+            raise ProfileError(_("{path}: [{section}] was measured on {width}x{height} images, this one is "
+                                 "{w}x{h}: calibrate at this resolution").format(
+                path=self.path or _("profile"), section=section, width=size[0], height=size[1], w=w, h=h))
 
 
 def distort_pixels(undistorted: np.ndarray, matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:
@@ -330,33 +344,35 @@ class _Section:
 
     def __init__(self, data, where: str, name: str) -> None:
         if not isinstance(data, dict):
-            raise ProfileError(f"{where}: [{name}] must be a table")
+            raise ProfileError(_("{where}: [{section}] must be a table").format(where=where, section=name))
         self.data, self.where, self.name = data, where, name
 
     def _get(self, key: str):
         if key not in self.data:
-            raise ProfileError(f"{self.where}: [{self.name}] is missing '{key}'")
+            raise ProfileError(_("{where}: [{section}] is missing '{key}'").format(where=self.where, section=self.name,
+                                                                                  key=key))
         return self.data[key]
 
-    def _bad(self, key: str, what: str) -> ProfileError:
-        return ProfileError(f"{self.where}: [{self.name}] '{key}' must be {what}")
+    def _bad(self, key: str, message: str, **more) -> ProfileError:
+        """`message` (marked with N_, translated here) about `key`: {where}, {section} and {key} filled in."""
+        return ProfileError(_(message).format(where=self.where, section=self.name, key=key, **more))
 
     def number(self, key: str) -> float:
         v = self._get(key)
         if not _is_number(v):
-            raise self._bad(key, "a number")
+            raise self._bad(key, N_("{where}: [{section}] '{key}' must be a number"))
         return float(v)
 
     def text(self, key: str) -> str:
         v = self._get(key)
         if not isinstance(v, str):
-            raise self._bad(key, "a string")
+            raise self._bad(key, N_("{where}: [{section}] '{key}' must be a string"))
         return v
 
     def table(self, key: str) -> dict:
         v = self._get(key)
         if not isinstance(v, dict):
-            raise self._bad(key, "a table")
+            raise self._bad(key, N_("{where}: [{section}] '{key}' must be a table"))
         return v
 
     def optional_table(self, key: str) -> dict:
@@ -365,20 +381,23 @@ class _Section:
     def vector(self, key: str, lengths: tuple[int, ...]) -> np.ndarray:
         v = self._get(key)
         if not (isinstance(v, list) and len(v) in lengths and all(_is_number(x) for x in v)):
-            raise self._bad(key, f"a list of {' or '.join(map(str, lengths))} numbers")
+            if len(lengths) == 1:
+                raise self._bad(key, N_("{where}: [{section}] '{key}' must be a list of {n} numbers"), n=lengths[0])
+            raise self._bad(key, N_("{where}: [{section}] '{key}' must be a list of {n} or {last} numbers"),
+                            n=", ".join(map(str, lengths[:-1])), last=lengths[-1])
         return np.array(v, dtype=np.float64)
 
     def matrix(self, key: str, rows: int, cols: int) -> np.ndarray:
         v = self._get(key)
         if not (isinstance(v, list) and len(v) == rows
                 and all(isinstance(r, list) and len(r) == cols and all(_is_number(x) for x in r) for r in v)):
-            raise self._bad(key, f"{rows}x{cols} numbers")
+            raise self._bad(key, N_("{where}: [{section}] '{key}' must be {rows}x{cols} numbers"), rows=rows, cols=cols)
         return np.array(v, dtype=np.float64)
 
     def size(self, key: str) -> tuple[int, int]:
         v = self._get(key)
         if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v)):
-            raise self._bad(key, "[width, height] in pixels")
+            raise self._bad(key, N_("{where}: [{section}] '{key}' must be [width, height] in pixels"))
         return (v[0], v[1])
 
 

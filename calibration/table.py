@@ -18,6 +18,7 @@ from tantrix_pi.calibration.camera import min_corners
 from tantrix_pi.calibration.charuco import BoardSpec, diagnose, dictionary, find
 from tantrix_pi.calibration.profile import CameraModel, Profile, TablePlane, now
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _, ngettext
 
 MAX_VIEW_MM = 3000.0
 """The rectified view never reaches further than this from the sheet (a view towards the horizon)."""
@@ -44,8 +45,8 @@ def _check_camera(image: np.ndarray, camera: CameraModel | None) -> None:
     size = (image.shape[1], image.shape[0])
     if camera is not None and tuple(camera.image_size) != size:
         w, h = camera.image_size
-        raise TableError(f"the camera was calibrated at {w}x{h}, this photo is {size[0]}x{size[1]}: "
-                         "use the same resolution")
+        raise TableError(_("the camera was calibrated at {width}x{height}, this photo is {w}x{h}: use the same "
+                           "resolution").format(width=w, height=h, w=size[0], h=size[1]))
 
 
 def measure(image: np.ndarray, spec: BoardSpec, camera: CameraModel | None = None,
@@ -55,13 +56,16 @@ def measure(image: np.ndarray, spec: BoardSpec, camera: CameraModel | None = Non
     found = find(image, spec)
     need = min_corners(spec)
     if len(found.ids) < need:
-        why = diagnose(image, spec) if len(found.ids) == 0 else f"only {len(found.ids)} corners found (need {need})"
-        raise TableError(f"the sheet is not seen well enough: {why}")
+        n = len(found.ids)
+        why = diagnose(image, spec) if n == 0 else ngettext("only {n} corner found (need {need})",
+                                                            "only {n} corners found (need {need})", n).format(
+            n=n, need=need)
+        raise TableError(_("the sheet is not seen well enough: {why}").format(why=why))
     und = _undistort(found.image_points, camera)
     board_mm = found.object_points[:, :2].astype(np.float64)
-    h_board, _ = cv2.findHomography(board_mm, und, 0)
+    h_board, _mask = cv2.findHomography(board_mm, und, 0)
     if h_board is None:
-        raise TableError("the sheet's corners give no plane: take the photo with the whole sheet in view")
+        raise TableError(_("the sheet's corners give no plane: take the photo with the whole sheet in view"))
     table_to_board = facing_image_right(h_board, np.array(spec.size_mm) / 2)
     plane = plane_from_homography(h_board @ table_to_board, (image.shape[1], image.shape[0]), camera, px_per_mm)
     board_to_table = np.linalg.inv(table_to_board)
@@ -104,7 +108,7 @@ def plane_from_homography(h: np.ndarray, image_size: tuple[int, int], camera: Ca
     if px_per_mm is None:
         px_per_mm = round(native_scale(h), 1)
     if px_per_mm <= 0:
-        raise TableError(f"--px-per-mm must be > 0, not {px_per_mm}")
+        raise TableError(_("--px-per-mm must be > 0, not {value}").format(value=px_per_mm))
     view = visible_rect(h, image_size, camera)
     return TablePlane(h, float(px_per_mm), view, tuple(image_size), now(), {})
 
@@ -128,7 +132,7 @@ def visible_rect(h: np.ndarray, size: tuple[int, int], camera: CameraModel | Non
     ahead = homog[:, 2] > 1e-9
     mm = homog[ahead, :2] / homog[ahead, 2:]
     if not len(mm):
-        raise TableError("the table plane is not in front of the camera")
+        raise TableError(_("the table plane is not in front of the camera"))
     x0, y0 = np.maximum(mm.min(axis=0), -MAX_VIEW_MM)
     x1, y1 = np.minimum(mm.max(axis=0), MAX_VIEW_MM)
     return (round(float(x0), 1), round(float(y0), 1), round(float(x1), 1), round(float(y1), 1))
@@ -139,7 +143,7 @@ def find_witnesses(image: np.ndarray) -> dict[str, np.ndarray]:
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    corners, ids, _ = cv2.aruco.ArucoDetector(dictionary(WITNESS_DICTIONARY), params).detectMarkers(gray)
+    corners, ids, _rejected = cv2.aruco.ArucoDetector(dictionary(WITNESS_DICTIONARY), params).detectMarkers(gray)
     if ids is None:
         return {}
     return {f"marker_{int(i)}": c.reshape(4, 2).mean(axis=0)
@@ -163,11 +167,16 @@ class Movement:
     def describe(self) -> str:
         """One line for the user."""
         if self.moved:
-            return (f"the camera or the sheet moved: {self.seen} reference points lie {self.median_px:.1f} px "
-                    f"(median; worst {self.worst} {self.max_px:.1f} px) from where the profile puts them: "
-                    "run `tantrix-pi calibrate table` again")
-        return (f"table calibration holds: {self.seen} reference points within {self.max_px:.1f} px "
-                f"(median {self.median_px:.2f} px)")
+            return ngettext("the camera or the sheet moved: {n} reference point lies {median:.1f} px (median; worst "
+                            "{worst} {max:.1f} px) from where the profile puts it: run `tantrix-pi calibrate table` "
+                            "again",
+                            "the camera or the sheet moved: {n} reference points lie {median:.1f} px (median; worst "
+                            "{worst} {max:.1f} px) from where the profile puts them: run `tantrix-pi calibrate table` "
+                            "again", self.seen).format(n=self.seen, median=self.median_px, worst=self.worst,
+                                                       max=self.max_px)
+        return ngettext("table calibration holds: {n} reference point within {max:.1f} px (median {median:.2f} px)",
+                        "table calibration holds: {n} reference points within {max:.1f} px (median {median:.2f} px)",
+                        self.seen).format(n=self.seen, max=self.max_px, median=self.median_px)
 
 
 def movement(profile: Profile, image: np.ndarray, spec: BoardSpec | None = None) -> Movement | None:

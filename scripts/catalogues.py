@@ -1,6 +1,6 @@
 """Extract, update and compile the message catalogues with Babel: `./run.sh catalogues` (docs/languages.md).
 
-1. extract every marked message of tantrix_pi/ into tantrix_pi/locale/tantrix_pi.pot;
+1. extract every marked message of tantrix_pi/, vision/ and calibration/ into tantrix_pi/locale/tantrix_pi.pot;
 2. update each language's tantrix_pi/locale/LANG/LC_MESSAGES/tantrix_pi.po from it (made when missing),
    keeping what is translated; a changed message comes back fuzzy, a new one empty;
 3. compile each .po (and the hand-kept argparse.po, argparse's own words) to the .mo that ships inside the
@@ -19,8 +19,9 @@ from pathlib import Path
 from babel.messages.frontend import CommandLineInterface
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = (ROOT / "tantrix_pi", ROOT / "vision")
-"""Where messages are marked: the package and vision/ (installed as tantrix_pi.vision; its verdict words)."""
+SOURCES = (ROOT / "tantrix_pi", ROOT / "vision", ROOT / "calibration")
+"""Where messages are marked: the package, vision/ and calibration/ (installed as tantrix_pi.vision and
+tantrix_pi.calibration: the verdict words, the photo reader's and the set-up steps' refusals)."""
 LOCALE = ROOT / "tantrix_pi" / "locale"
 DOMAIN = "tantrix_pi"
 ARGPARSE = "argparse"

@@ -16,6 +16,7 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from tantrix_pi.errors import TantrixError
+from tantrix_pi.i18n import _
 
 MAX_PIXELS = 64_000_000
 """Largest image accepted (a 12 MP camera frame is 12.3 million pixels)."""
@@ -35,22 +36,25 @@ def load(path: str | Path) -> np.ndarray:
     tiny, enormous, strip-shaped or blank (uniform) images."""
     p = Path(path)
     if not p.exists():
-        raise PhotoError(f"{path}: no such file")
+        raise PhotoError(_("{path}: no such file").format(path=path))
     if p.is_dir():
-        raise PhotoError(f"{path}: is a directory, not a photo")
+        raise PhotoError(_("{path}: is a directory, not a photo").format(path=path))
     try:
         data = p.read_bytes()
     except OSError as e:
-        raise PhotoError(f"{path}: cannot read it ({e.strerror or e.__class__.__name__})") from None
+        raise PhotoError(_("{path}: cannot read it ({error})").format(
+            path=path, error=e.strerror or e.__class__.__name__)) from None
     return decode(data, str(path))
 
 
-def decode(data: bytes, name: str = "image") -> np.ndarray:
-    """Decode encoded image bytes (JPEG, PNG, HEIC, ...) with the same checks as `load`."""
+def decode(data: bytes, name: str | None = None) -> np.ndarray:
+    """Decode encoded image bytes (JPEG, PNG, HEIC, ...) with the same checks as `load` (`name`: what the errors
+    call it, by default "image" in the language in use)."""
+    name = _unnamed(name)
     if not data:
-        raise PhotoError(f"{name}: empty file")
+        raise PhotoError(_("{name}: empty file").format(name=name))
     if len(data) > MAX_BYTES:
-        raise PhotoError(f"{name}: {len(data) // 1_000_000} MB is too large for a photo")
+        raise PhotoError(_("{name}: {mb} MB is too large for a photo").format(name=name, mb=len(data) // 1_000_000))
     _heif_opener()
     try:
         with Image.open(io.BytesIO(data)) as im:
@@ -58,33 +62,43 @@ def decode(data: bytes, name: str = "image") -> np.ndarray:
             im.load()  # a picture that ends early raises here ("image file is truncated")
             image = _bgr(ImageOps.exif_transpose(im))
     except UnidentifiedImageError:
-        raise PhotoError(f"{name}: not an image (unknown format)") from None
+        raise PhotoError(_("{name}: not an image (unknown format)").format(name=name)) from None
     except Image.DecompressionBombError:
-        raise PhotoError(f"{name}: image dimensions are enormous") from None
+        raise PhotoError(_("{name}: image dimensions are enormous").format(name=name)) from None
     except (OSError, SyntaxError, ValueError, EOFError) as e:
-        raise PhotoError(f"{name}: corrupt or truncated image ({str(e).splitlines()[0] if str(e) else e!r})") \
-            from None
+        raise PhotoError(_("{name}: corrupt or truncated image ({error})").format(
+            name=name, error=str(e).splitlines()[0] if str(e) else repr(e))) from None
     check_not_blank(image, name)
     return image
 
 
-def check_shape(width: int, height: int, name: str = "image") -> None:
+def check_shape(width: int, height: int, name: str | None = None) -> None:
     """PhotoError for a picture too big, too small or too thin (`MAX_ASPECT`) to show a board."""
+    name = _unnamed(name)
     if width * height > MAX_PIXELS:
-        raise PhotoError(f"{name}: {width}x{height} is too large for a photo")
+        raise PhotoError(_("{name}: {width}x{height} is too large for a photo").format(
+            name=name, width=width, height=height))
     if min(width, height) < MIN_SIDE:
-        raise PhotoError(f"{name}: {width}x{height} is too small to show any tile")
+        raise PhotoError(_("{name}: {width}x{height} is too small to show any tile").format(
+            name=name, width=width, height=height))
     if max(width, height) > MAX_ASPECT * min(width, height):
-        raise PhotoError(f"{name}: {width}x{height} is a strip, not a photo of a table (at most "
-                         f"{MAX_ASPECT:g}:1)")
+        raise PhotoError(_("{name}: {width}x{height} is a strip, not a photo of a table (at most {ratio:g}:1)").format(
+            name=name, width=width, height=height, ratio=MAX_ASPECT))
 
 
-def check_not_blank(image: np.ndarray, name: str = "image") -> None:
+def check_not_blank(image: np.ndarray, name: str | None = None) -> None:
     """PhotoError for a frame with nothing in it: one flat grey, black or white."""
+    name = _unnamed(name)
     step = max(1, max(image.shape[:2]) // 512)
     sample = image[::step, ::step]
     if float(sample.std()) < 3.0 and float(np.ptp(sample)) < 40:
-        raise PhotoError(f"{name}: blank frame (one flat colour), nothing to read")
+        raise PhotoError(_("{name}: blank frame (one flat colour), nothing to read").format(name=name))
+
+
+def _unnamed(name: str | None) -> str:
+    """What an error calls a picture that has no file name."""
+    # TRANSLATORS: a picture without a file name, where a message names the file ("image: empty file")
+    return _("image") if name is None else name
 
 
 @cache
