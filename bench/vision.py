@@ -47,6 +47,19 @@ def tables_arg(text: str) -> tuple[str, ...]:
     return names
 
 
+def provenance(folder: Path) -> str:
+    """What a Blender set is to the tile network: its (split, seed) and whether the training's generator made it."""
+    index = folder / "index.json"
+    meta = json.loads(index.read_text()) if index.exists() else {}
+    if "seed" not in meta:
+        return ""
+    from tantrix_pi.vision.training.scenes import HELD_OUT_RENDERS
+
+    held = (meta.get("split"), meta["seed"]) in HELD_OUT_RENDERS
+    return (f" ({meta.get('split')} seed {meta['seed']}: " + ("in-distribution validation, same generator as the "
+            "training renders, other seeds" if held else "a seed the training may have used") + ")")
+
+
 def dataset(folder: Path, limit: int | None):
     """(name, group, image loader, truth) for each photo of a board in a dataset folder."""
     index = folder / "index.json"
@@ -244,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.resize:
         photos = [resized(p, args.resize) for p in photos]
     source = f"{args.synthetic} synthetic photos (seed {args.seed})" if args.synthetic else str(args.dataset)
+    if args.dataset is not None:
+        source += provenance(args.dataset)
     print(f"# vision bench: {source}, detector {args.detector}, OpenCV on 1 thread (cv2.setNumThreads(1))\n",
           flush=True)
 

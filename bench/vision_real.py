@@ -1,13 +1,15 @@
 """The detector on real tile photographs: each cut-out pasted on a table, does it name the tile?
 
-    ./run.sh python bench/vision_real.py ../shared/dataset/real-dev/tiles [--sizes 40,60,90,150,250,400] [--limit N]
+    ./run.sh python bench/vision_real.py ../shared/dataset/real-dev/tiles [--session 1] [--sizes 40,...] [--limit N]
 
 TILES_DIR holds RGBA cut-outs named `..._tileNN.png` (NN: the tile number). Each is scaled to each
 size (pixels across flats), turned at random, pasted on a rendered empty table of each kind (`KINDS`:
 light, dark, wooden, patterned; the simulator's tables under varied light) and JPEG-compressed, then the
 detector reads the frame. The tile's turn in the cut-out is not known, so
 only its number is checked: the number of the one tile on the detected board (or of a `loose` entry when
-the board is empty).
+the board is empty). "identified" counts only confident right reads; a right number read unsure is counted
+apart. `--session` picks one photo session (`sessionN_` files): session 1 is never trained on
+(vision/training/scenes.py HELD_OUT_SESSIONS), session 0 is.
 OpenCV runs on one thread (cv2.setNumThreads(1)).
 """
 
@@ -34,10 +36,10 @@ from tantrix_pi.vision.detection import CONFIDENT  # noqa: E402
 FRAME = (1640, 1232)
 
 
-def cutouts(folder: Path) -> list[tuple[int, Path]]:
-    """(tile number, file) of every cut-out named like `..._tileNN.png`."""
+def cutouts(folder: Path, session: int | None = None) -> list[tuple[int, Path]]:
+    """(tile number, file) of every cut-out named like `..._tileNN.png` (of `sessionN_` only, when given)."""
     out = []
-    for p in sorted(folder.glob("*.png")):
+    for p in sorted(folder.glob(f"session{session}_*.png" if session is not None else "*.png")):
         m = re.search(r"tile(\d+)", p.stem)
         if m and 1 <= int(m.group(1)) <= 56:
             out.append((int(m.group(1)), p))
@@ -81,14 +83,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("tiles", type=Path, help="folder of RGBA tile cut-outs named ..._tileNN.png")
     ap.add_argument("--sizes", default="40,60,90,150,250,400",
                     help="tile sizes across flats in pixels (default %(default)s)")
+    ap.add_argument("--session", type=int, default=1,
+                    help="the photo session (sessionN_ files; default %(default)s, never trained on); -1: every file")
     ap.add_argument("--limit", type=int, help="only the first N cut-outs")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--detector", default="tantrix_pi.vision:detect",
                     help="module:function to bench (default: %(default)s)")
     args = ap.parse_args(argv)
-    files = cutouts(args.tiles)[:args.limit]
+    files = cutouts(args.tiles, None if args.session < 0 else args.session)[:args.limit]
     if not files:
-        ap.error(f"{args.tiles}: no ..._tileNN.png cut-outs there")
+        ap.error(f"{args.tiles}: no ..._tileNN.png cut-outs of session {args.session} there")
     try:
         sizes = [float(s) for s in args.sizes.split(",")]
     except ValueError:
@@ -104,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         backgrounds[table], _ = render(Board(), seed=args.seed * 100 + i, size=FRAME, table=table,
                                        light_k=float(rng.uniform(3000, 6500)), jpeg_quality=None)
     kinds = ", ".join(f"{k}: {'/'.join(v)}" for k, v in KINDS.items())
-    print(f"# real tiles bench: {len(files)} cut-outs from {args.tiles}, sizes {args.sizes} px, one photo per kind "
+    print(f"# real tiles bench: {len(files)} cut-outs of session {args.session} from {args.tiles}, "
+          f"sizes {args.sizes} px, one photo per kind "
           f"of table ({kinds}), {FRAME[0]}x{FRAME[1]} frames, detector {args.detector}, OpenCV on 1 thread\n")
 
     by_size: dict[str, Counter] = defaultdict(Counter)
@@ -126,14 +131,16 @@ def main(argv: list[str] | None = None) -> int:
                 for c in (by_size[f"{size:g}"], by_kind[kind]):
                     c[outcome] += 1
     for title, rows in (("size px", by_size), ("table", by_kind)):
-        print(f"| {title} | photos | identified % | wrong, confident | wrong, unsure | no tile | crashed |")
-        print("|---|---|---|---|---|---|---|")
+        print(f"| {title} | photos | identified % | right, unsure | wrong, confident | wrong, unsure | no tile | "
+              "crashed |")
+        print("|---|---|---|---|---|---|---|---|")
         total: Counter = Counter()
         for c in rows.values():
             total.update(c)
         for name, c in [*rows.items(), ("all", total)]:
             n = sum(c.values())
-            print(f"| {name} | {n} | {100.0 * c['right'] / n:.1f} | {c['wrong confident']} | {c['wrong unsure']} | "
+            print(f"| {name} | {n} | {100.0 * c['right'] / n:.1f} | {c['right unsure']} | {c['wrong confident']} | "
+                  f"{c['wrong unsure']} | "
                   f"{c['none']} | {c['crashed']} |")
         print()
     if times:
@@ -146,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _read(detect, image: np.ndarray, number: int, times: list, confusions: Counter) -> str:
-    """How the detector fares on one photo of tile `number`: right, wrong (confident or unsure), none, crashed."""
+    """How the detector fares on one photo of tile `number`: right or wrong (each confident or unsure), none,
+    crashed."""
     t0 = time.perf_counter()
     try:
         read, conf = reading(detect(image, None))
@@ -155,7 +163,7 @@ def _read(detect, image: np.ndarray, number: int, times: list, confusions: Count
         return "crashed"
     times.append(time.perf_counter() - t0)
     if read == number:
-        return "right"
+        return "right" if conf >= CONFIDENT else "right unsure"
     if read is None:
         return "none"
     confusions[(number, read)] += 1

@@ -4,6 +4,7 @@ with them, real cut-outs turned into sprites; and (with the `train` extra) a tra
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 
 import cv2
@@ -65,6 +66,27 @@ def test_a_cut_out_sprite_is_turned_pointy_top_and_sized(tmp_path):
     got_centre, got_radius, got_turn = scenes._fit_alpha(sprite[..., 3])
     assert math.dist(got_centre, (c, c)) < 0.6 and abs(got_radius / 30.0 - 1) < 0.03
     assert abs((got_turn + 30) % 60 - 30) < 1.5  # pointy-top: edge normals at multiples of 60 degrees
+
+
+def test_the_sets_kept_for_measuring_are_refused_to_the_training(tmp_path, capsys):
+    from tantrix_pi.vision.training import shards
+
+    wide = tmp_path / "wide"
+    (wide / "images").mkdir(parents=True)
+    (wide / "index.json").write_text(json.dumps({"split": "wide", "seed": 11, "images": []}))
+    assert shards.main([str(tmp_path / "s.npz"), f"folder:{wide}", "3"]) == 2
+    assert "seed 11 are kept for measuring" in capsys.readouterr().err and not (tmp_path / "s.npz").exists()
+    (wide / "index.json").write_text(json.dumps({"split": "wide", "seed": 101, "images": []}))
+    assert list(scenes.folder(wide)) == []  # another seed of the same generator is for training
+    tiles = tmp_path / "tiles"
+    tiles.mkdir()
+    rgba = np.zeros((20, 20, 4), np.uint8)
+    for name in ("session0_tile01.png", "session1_tile01.png"):
+        cv2.imwrite(str(tiles / name), rgba)
+    assert [p.name for p in scenes.cut_outs(tiles)] == ["session0_tile01.png"]
+    (tiles / "session0_tile01.png").unlink()
+    with pytest.raises(scenes.HeldOut, match="session1"):
+        scenes.cut_outs(tiles)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None,

@@ -28,8 +28,25 @@ class Scene:
     cover: np.ndarray | None = None
 
 
+HELD_OUT_RENDERS = {("wide", 11), ("dev", 1001)}
+"""(split, seed) of the Blender sets kept for measuring (bench/vision.py, docs/model-card.md): never trained on."""
+HELD_OUT_SESSIONS = ("session1",)
+"""The real tile photographs kept for measuring (bench/vision_real.py): never trained on."""
+
+
+class HeldOut(ValueError):
+    """A picture kept for measuring was given to the training."""
+
+
 def folder(path: Path) -> Iterator[Scene]:
-    """The photos of a dataset folder (images/<id>.jpg|png with <id>.json truth holding tiles[].corners_px)."""
+    """The photos of a dataset folder (images/<id>.jpg|png with <id>.json truth holding tiles[].corners_px);
+    HeldOut for a validation set (its index.json names a split and seed of HELD_OUT_RENDERS)."""
+    index = Path(path) / "index.json"
+    if index.exists():
+        meta = json.loads(index.read_text())
+        if (meta.get("split"), meta.get("seed")) in HELD_OUT_RENDERS:
+            raise HeldOut(f"{path}: the {meta['split']} renders of seed {meta['seed']} are kept for measuring; "
+                          "train on other seeds")
     for truth_file in sorted((Path(path) / "images").glob("*.json")):
         truth = json.loads(truth_file.read_text())
         if "tiles" not in truth:
@@ -86,8 +103,13 @@ def _fit_alpha(alpha: np.ndarray) -> tuple[tuple[float, float], float, float]:
 
 
 def cut_outs(path: Path) -> list[Path]:
-    """The tile cut-outs (`..._tileNN.png`) of a folder."""
-    return [p for p in sorted(Path(path).glob("*.png")) if re.search(r"tile\d+", p.stem)]
+    """The tile cut-outs (`..._tileNN.png`) of a folder, but those of HELD_OUT_SESSIONS; HeldOut when only those
+    are there."""
+    files = [p for p in sorted(Path(path).glob("*.png")) if re.search(r"tile\d+", p.stem)]
+    kept = [p for p in files if not p.stem.startswith(HELD_OUT_SESSIONS)]
+    if files and not kept:
+        raise HeldOut(f"{path}: its tile photographs ({', '.join(HELD_OUT_SESSIONS)}) are kept for measuring")
+    return kept
 
 
 def simulated(rng: np.random.Generator, sprites=None) -> Scene:

@@ -10,6 +10,7 @@ width code).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -45,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     t = time.perf_counter()
-    shard = build(args.kind, args.count, args.seed)
+    try:
+        shard = build(args.kind, args.count, args.seed)
+    except scenes.HeldOut as e:
+        print(f"shards: {e}", file=sys.stderr)
+        return 2
     np.savez(args.out, **shard)
     print(f"{args.out}: {len(shard['image'])} crops in {time.perf_counter() - t:.0f} s")
     return 0
