@@ -77,7 +77,7 @@ def play(seed: int) -> tuple[list[str], dict[str, int]]:
 
 
 BLOCKS = 12
-"""The games in blocks of every twelfth seed, so that the suite's workers (pytest-xdist) share them evenly."""
+"""The games in blocks of every twelfth seed (a failing block names fewer games to look through)."""
 
 
 @pytest.mark.parametrize("block", range(BLOCKS))
