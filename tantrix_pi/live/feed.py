@@ -214,6 +214,10 @@ class Feed(Sink):
                 if self.connected:
                     self._send()
                 if self._closing:
+                    # what the referee said between this turn's _take_lines and its close(): it says nothing after
+                    self._take_lines()
+                    if self.connected:
+                        self._send()
                     deadline = deadline or time.monotonic() + CLOSE_S
                     sent = not (self.waiting or self.inflight or self._state_due())
                     if not self.connected or sent or time.monotonic() > deadline:
