@@ -209,15 +209,13 @@ class Feed(Sink):
             while True:
                 self._wake.wait(self._timeout())
                 self._wake.clear()
+                # read before the lines: the referee says nothing after close(), so all it said is taken below
+                closing = self._closing
                 self._take_lines()
                 self._take_acks()
                 if self.connected:
                     self._send()
-                if self._closing:
-                    # what the referee said between this turn's _take_lines and its close(): it says nothing after
-                    self._take_lines()
-                    if self.connected:
-                        self._send()
+                if closing:
                     deadline = deadline or time.monotonic() + CLOSE_S
                     sent = not (self.waiting or self.inflight or self._state_due())
                     if not self.connected or sent or time.monotonic() > deadline:
