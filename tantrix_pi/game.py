@@ -219,6 +219,7 @@ class Game:
         self._turn = 0
         self._free_done = False
         self._history: list[_State] = []
+        self._owed_memo: tuple[tuple, list] | None = None
         for p, tiles in (hands or {}).items():
             self.set_hand(p, tiles)
 
@@ -379,7 +380,8 @@ class Game:
     def hand_size(self, player: str) -> int:
         """Tiles `player` holds once they have drawn: six, less one per placement made once no draw followed."""
         last_draw = bag_empty_at(len(self.players))
-        return HAND_SIZE - sum(1 for k, m in enumerate(self.moves, start=1) if m.player == player and k > last_draw)
+        moves = self.moves
+        return HAND_SIZE - sum(1 for m in moves[last_draw:] if m.player == player)
 
     def obligations(self, player: str) -> list[tuple[Placement, ForcedSpace]]:
         """Forced spaces `player` must fill now: one legal placement from their hand for each (hand known)."""
@@ -390,6 +392,11 @@ class Game:
         held = self.hands[player]
         if not held:
             return []
+        # asked again and again of the same position (the move's check, the hints, the referee's news): remembered
+        # for the last one, found by value, so no change of the game can leave it stale
+        key = (frozenset(held), tuple(self.board.occupied.values()), self.bag_empty)
+        if self._owed_memo is not None and self._owed_memo[0] == key:
+            return list(self._owed_memo[1])
         out = []
         for space in forced_space_report(self.board, held):
             fills = [q for t in space.fits
@@ -397,7 +404,8 @@ class Game:
                                     if not why_illegal(self.board, q, self.bag_empty)), None)) is not None]
             if fills:
                 out.append((space, fills))
-        return out
+        self._owed_memo = (key, out)
+        return list(out)
 
     def legal_moves(self) -> list[Placement]:
         """What the player to move may place now: fills first when they must, then a free move if not made yet."""

@@ -40,7 +40,7 @@ def neighbour(cell: Cell, d: int) -> Cell:
 def neighbours(cell: Cell) -> tuple[Cell, ...]:
     """The six neighbours of `cell`, in direction order 0..5."""
     q, r = cell
-    return tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+    return ((q + 1, r - 1), (q + 1, r), (q, r + 1), (q - 1, r + 1), (q - 1, r), (q, r - 1))  # DIRECTIONS, unrolled
 
 
 def direction_to(a: Cell, b: Cell) -> int | None:

@@ -6,7 +6,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tantrix_pi.board import Board
+from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, neighbour, opposite
 from tantrix_pi.i18n import _, colour_name, listing, player_name
 from tantrix_pi.tiles import COLOURS
@@ -24,47 +24,47 @@ class Path:
         return len(self.cells)
 
 
-def _ends(board: Board, cell: Cell, colour: str) -> tuple[int, int]:
-    """The two directions where the arc of `colour` on the tile at `cell` meets its edges."""
-    p = board[cell]
-    first = next(d for d in range(6) if p.colour(d) == colour)
-    return first, p.info.other_end(first, p.rot)
-
-
-def _walk(board: Board, start: Cell, out: int, colour: str) -> tuple[list[Cell], bool]:
+def _walk(cells: Mapping[Cell, Placement], start: Cell, out: int, colour: str) -> tuple[list[Cell], bool]:
     """Follow `colour` from `start` leaving through `out`: the cells passed and whether it came back."""
-    cells = []
+    passed = []
     cell = start
     while True:
         nxt = neighbour(cell, out)
-        p = board.get(nxt)
-        if p is None or p.colour(opposite(out)) != colour:
-            return cells, False
+        p = cells.get(nxt)
+        back = opposite(out)
+        if p is None or p.colour(back) != colour:
+            return passed, False
         if nxt == start:
-            return cells, True
-        cells.append(nxt)
-        out = p.info.other_end(opposite(out), p.rot)
+            return passed, True
+        passed.append(nxt)
+        out = p.info.other_end(back, p.rot)
         cell = nxt
 
 
 def paths(board: Board, colour: str) -> list[Path]:
     """Every line and loop of `colour` on the board, longest first (ties: loops first, then by cells)."""
+    cells = board.occupied
     seen: set[Cell] = set()
     out = []
-    for start in sorted(board.cells):
-        if start in seen or colour not in board[start].info.edges:
+    for start in sorted(cells):
+        if start in seen:
             continue
-        a, b = _ends(board, start, colour)
-        forward, closed = _walk(board, start, a, colour)
+        p = cells[start]
+        edge = p.info.edges.find(colour)
+        if edge < 0:
+            continue
+        one = (edge + p.rot) % 6
+        a, b = sorted((one, p.info.other_end(one, p.rot)))  # the arc's ends as the tile lies, first direction first
+        forward, closed = _walk(cells, start, a, colour)
         if closed:
-            cells = [start, *forward]
+            found = [start, *forward]
         else:
-            backward, _ = _walk(board, start, b, colour)
-            cells = [*reversed(backward), start, *forward]
-            if cells[-1] < cells[0]:
-                cells.reverse()
-        seen.update(cells)
-        out.append(Path(colour, tuple(cells), closed))
+            backward, _ = _walk(cells, start, b, colour)
+            found = [*reversed(backward), start, *forward]
+            if found[-1] < found[0]:
+                found.reverse()
+        seen.update(found)
+        out.append(Path(colour, tuple(found), closed))
     return sorted(out, key=lambda p: (-len(p), not p.loop, p.cells))
 
 

@@ -43,14 +43,16 @@ class Tile:
         """The six colours facing directions 0..5 when turned clockwise by `rot` sixths."""
         return "".join(self.edges[(d - rot) % 6] for d in range(6))
 
+    def __post_init__(self) -> None:
+        ends = [0] * 6
+        for arc in self.arcs:
+            a, b = arc.edges
+            ends[a], ends[b] = b, a
+        object.__setattr__(self, "_ends", tuple(ends))  # other_end's table: scores walk it at every step
+
     def other_end(self, direction: int, rot: int = 0) -> int:
         """The direction where the arc entering at `direction` leaves the tile."""
-        edge = (direction - rot) % 6
-        for arc in self.arcs:
-            if edge in arc.edges:
-                a, b = arc.edges
-                return ((b if edge == a else a) + rot) % 6
-        raise AssertionError("every edge carries an arc")
+        return (self._ends[(direction - rot) % 6] + rot) % 6
 
     @property
     def colours(self) -> frozenset[str]:

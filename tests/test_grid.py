@@ -15,6 +15,7 @@ from tantrix_pi.grid import (
     distance,
     edge_angle,
     neighbour,
+    neighbours,
     opposite,
     turn,
 )
@@ -41,6 +42,7 @@ def test_neighbour_and_opposite_go_back(c, d):
     assert neighbour(n, opposite(d)) == c
     assert direction_to(c, n) == d
     assert distance(c, n) == 1
+    assert neighbours(c)[d] == n
 
 
 @given(cells, st.integers(0, 5))

@@ -315,6 +315,8 @@ class Referee:
         new = sorted((p for p in laid if p not in back and p.tile not in self.accepted.tiles),
                      key=lambda p: (self.accepted.occupied_neighbours(p.cell) < rules.FORCED_NEIGHBOURS, p.r, p.q))
         displaced = [p for p in laid if p not in back and p not in new]
+        if len(new) <= 1:
+            return back + new + displaced  # one new tile (most commits): no order to choose
         budget = [SEARCH_BUDGET]
 
         def best(todo: list[Placement]) -> tuple[tuple[int, int, int], list[Placement]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -68,6 +69,15 @@ class Commit:
     changes: list[Change]
 
 
+@dataclass(slots=True)
+class Tally:
+    """One reading of a cell while the table stays still: what was read, its summed confidence, in how many frames."""
+
+    placement: Placement
+    weight: float = 0.0
+    reads: int = 0
+
+
 @dataclass
 class Unclear:
     """Cells the detector cannot read with confidence: say so and wait. `where` holds image positions
@@ -81,6 +91,9 @@ def register(reference: Board, seen: list[Placement]) -> Transform:
     """The turn and move of the grid that lays `seen` best onto `reference` (same tile, cell and turn)."""
     if not len(reference) or not seen:
         return IDENTITY
+    known = [s for s in seen if reference.cell_of(s.tile) is not None]
+    if known and all(reference.get(s.cell) == s for s in known):
+        return IDENTITY  # every tile read where it was (most frames): no other transform can get more votes
     votes: Counter[Transform] = Counter()
     for s in seen:
         cell = reference.cell_of(s.tile)
@@ -114,7 +127,7 @@ def apply_cell(t: Transform, cell: Cell) -> Cell:
 
 def apply(t: Transform, p: Placement) -> Placement:
     """A detected placement in the committed board's coordinates."""
-    return p.transformed(t[0], t[1], t[2])
+    return p if t == IDENTITY else p.transformed(t[0], t[1], t[2])
 
 
 def unreadable_cells(det: Detection, t: Transform) -> tuple[list[Cell], list[tuple[float, float]], list[Cell]]:
@@ -154,8 +167,8 @@ class Tracker:
         self.occluded = 0
 
     def _reset_window(self) -> None:
-        self.votes: dict[Cell, Counter] = defaultdict(Counter)
-        self.counts: dict[Cell, Counter] = defaultdict(Counter)
+        self.readings: dict[Cell, dict[tuple[int, int], Tally]] = defaultdict(dict)
+        """Each cell's readings by (tile, turn), in committed coordinates."""
         self.seen_frames: Counter[Cell] = Counter()
         self.streak = 0
         self.last_cells: frozenset[Cell] | None = None
@@ -175,13 +188,19 @@ class Tracker:
         """
         seen = [t.placement for t in det.tiles]
         self.transform = register(self.committed, seen)
-        cells = frozenset()
+        readings, seen_frames = self.readings, self.seen_frames
+        found = set()
         for st in det.tiles:
             p = apply(self.transform, st.placement)
-            cells |= {p.cell}
-            self.votes[p.cell][(p.tile, p.rot)] += st.confidence
-            self.counts[p.cell][(p.tile, p.rot)] += 1
-            self.seen_frames[p.cell] += 1
+            cell = (p.q, p.r)
+            found.add(cell)
+            seen_frames[cell] += 1
+            tally = readings[cell].get((p.tile, p.rot))
+            if tally is None:
+                tally = readings[cell][(p.tile, p.rot)] = Tally(p)
+            tally.weight += st.confidence
+            tally.reads += 1
+        cells = frozenset(found)
         self.streak = self.streak + 1 if cells == self.last_cells else 1
         self.last_cells = cells
         if self.streak < self.stable_frames:
@@ -223,28 +242,23 @@ class Tracker:
     def _decide(self, cells: frozenset[Cell]) -> tuple[Board, list[Cell]]:
         """The board the votes point to, and the cells whose reading is not sure enough."""
         unsure = []
-        best: dict[Cell, tuple[int, int]] = {}
+        best: dict[Cell, Placement] = {}
         support: dict[Cell, float] = {}
         for cell in cells:
-            votes = self.votes[cell]
-            (tile, rot), weight = votes.most_common(1)[0]
-            reads = self.counts[cell][(tile, rot)]
-            share = reads / self.seen_frames[cell]
-            mean = weight / reads
-            if share < 0.5 or mean < self.min_confidence:
+            tally = max(self.readings[cell].values(), key=attrgetter("weight"))  # the first read, of equals
+            if tally.reads / self.seen_frames[cell] < 0.5 or tally.weight / tally.reads < self.min_confidence:
                 unsure.append(cell)
-            best[cell] = (tile, rot)
-            support[cell] = weight
+            best[cell] = tally.placement
+            support[cell] = tally.weight
         by_tile: dict[int, list[Cell]] = defaultdict(list)
-        for cell, (tile, _) in best.items():
-            by_tile[tile].append(cell)
+        for cell, p in best.items():
+            by_tile[p.tile].append(cell)
         for tile_cells in by_tile.values():
             if len(tile_cells) > 1:  # one tile read in two cells: only the better-supported reading can be right
                 tile_cells.sort(key=lambda c: support[c], reverse=True)
                 unsure.extend(tile_cells[1:])
-        board = Board(Placement(t, c[0], c[1], r) for c, (t, r) in best.items() if c not in unsure)
+        board = Board(p for c, p in best.items() if c not in unsure)
         return board, unsure
-
 
 
 def changes(old: Board, new: Board, moved: bool = True) -> list[Change]:
