@@ -120,15 +120,11 @@ def _tiles(maps: Maps, cfg: FindConfig) -> list[Seen]:
                        for u, v in np.clip(peaks, 0, np.array(maps.size.shape[::-1]) - 1)])
     hexes, support = hexagon.fit(maps.boundary, peaks, widths, cfg.hexagon_iterations)
     to_photo = np.diag([STRIDE / maps.scale[0], STRIDE / maps.scale[1]])
-    out = []
-    for (u, v), hx, sup in zip(peaks, hexes, support, strict=True):
-        if sup < cfg.min_support:
-            continue
-        score = float(maps.centre[int(round(v)), int(round(u))])
-        centre = maps.to_photo(np.array([hx.centre]))[0]
-        seen = hexagon.Hexagon.of(centre, to_photo @ hx.m)
-        out.append(Seen(seen, score, share([maps], seen, "cover")))
-    return out
+    kept = [(float(maps.centre[int(round(v)), int(round(u))]),
+             hexagon.Hexagon.of(maps.to_photo(np.array([hx.centre]))[0], to_photo @ hx.m))
+            for (u, v), hx, sup in zip(peaks, hexes, support, strict=True) if sup >= cfg.min_support]
+    covered = shares([maps], [hx for _, hx in kept], "cover")
+    return [Seen(hx, score, float(c)) for (score, hx), c in zip(kept, covered, strict=True)]
 
 
 _BAND_RING = np.array([(0.9 * math.sqrt(3) / 2 * math.cos(a), 0.9 * math.sqrt(3) / 2 * math.sin(a))
@@ -174,17 +170,24 @@ def _turned_by_bands(photo: np.ndarray, t: Seen, cfg: FindConfig) -> Seen:
 def share(maps: list[Maps], hx: hexagon.Hexagon, layer: str) -> float:
     """Share of the hexagon (photo pixels) that the fine maps see as `layer` ("face" or "cover"), over the
     part of it some map looked at (a third of it at least; else 0)."""
-    probes = hx.to_photo(_PROBES)
-    best = 0.0
+    return float(shares(maps, [hx], layer)[0])
+
+
+def shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str) -> np.ndarray:
+    """`share` of each hexagon, all at once."""
+    best = np.zeros(len(hexes))
+    if not hexes:
+        return best
+    probes = np.stack([hx.to_photo(_PROBES) for hx in hexes])  # (hexagons, probes, 2)
     for m in maps:
         p = m.to_map(probes).astype(np.float32)
         h, w = m.face.shape
-        seen = (p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
-        if seen.mean() < 0.3:
-            continue
-        got = cv2.remap(getattr(m, layer), p[seen, 0].reshape(1, -1).copy(), p[seen, 1].reshape(1, -1).copy(),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        best = max(best, float(got.mean()))
+        seen = (p[..., 0] >= 0) & (p[..., 0] <= w - 1) & (p[..., 1] >= 0) & (p[..., 1] <= h - 1)
+        got = cv2.remap(getattr(m, layer), p[..., 0].copy(), p[..., 1].copy(), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        n = seen.sum(axis=1)
+        mean = (got * seen).sum(axis=1) / np.maximum(n, 1)
+        best = np.where(n / len(_PROBES) >= 0.3, np.maximum(best, mean), best)
     return best
 
 
