@@ -113,16 +113,17 @@ def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iteration
     bmap = boundary.astype(np.float32)
     dist = np.zeros((n, 6))
     for _ in range(iterations):
-        pts = (c[:, None, None, :] + _RAYS[None, :, None, :] * (_RADII[None, None, :, None] * rho[:, None, None, None]))
-        grid = pts.reshape(n * len(_ANGLES), len(_RADII), 2).astype(np.float32)
-        prof = cv2.remap(bmap, grid[..., 0].copy(), grid[..., 1].copy(), cv2.INTER_LINEAR,
+        reach = _RADII[None, None, :] * rho[:, None, None]
+        xs = (c[:, 0, None, None] + _RAYS[None, :, None, 0] * reach).astype(np.float32)  # (n, angles, radii)
+        ys = (c[:, 1, None, None] + _RAYS[None, :, None, 1] * reach).astype(np.float32)
+        prof = cv2.remap(bmap, xs.reshape(n * len(_ANGLES), -1), ys.reshape(n * len(_ANGLES), -1), cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(n, len(_ANGLES), -1)
         hit = prof.argmax(axis=2)
         r = _RADII[hit] * rho[:, None]  # (n, angles): where each ray meets the outline
         w = prof.max(axis=2).astype(np.float64)
-        at = np.take_along_axis(grid.reshape(n, len(_ANGLES), len(_RADII), 2), hit[..., None, None], axis=2)[:, :, 0]
-        w[(at[..., 0] < _FRAME) | (at[..., 1] < _FRAME) | (at[..., 0] > bmap.shape[1] - 1 - _FRAME)
-          | (at[..., 1] > bmap.shape[0] - 1 - _FRAME)] = 0.0
+        ax = np.take_along_axis(xs, hit[..., None], axis=2)[..., 0]
+        ay = np.take_along_axis(ys, hit[..., None], axis=2)[..., 0]
+        w[(ax < _FRAME) | (ay < _FRAME) | (ax > bmap.shape[1] - 1 - _FRAME) | (ay > bmap.shape[0] - 1 - _FRAME)] = 0.0
         cosw = np.cos(_wrap(_ANGLES[None, :] - _TURNS[:, None]))  # (turns, angles)
         wsum = np.maximum(w.sum(axis=1), 1e-9)
         inr = np.einsum("na,ta->nt", w * r, cosw) / wsum[:, None]  # inradius for each turn
