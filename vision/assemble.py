@@ -37,7 +37,7 @@ from tantrix_pi.vision.detection import (
     Unread,
     polygon,
 )
-from tantrix_pi.vision.find import share
+from tantrix_pi.vision.find import share, shares
 from tantrix_pi.vision.hexagon import Hexagon
 from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import HELD, Seen
@@ -221,12 +221,16 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
     empty = {neighbour(t.cell, d) for t in board for d in range(6)} - taken
     shape = np.mean([t.hexagon.m for t in board], axis=0)
     ratio = layout.spacing(board)
-    out = []
+    cells = []
     for cell in sorted(empty):
         guess = layout.expected(board, cell, ratio)
-        if guess is None:
-            continue
-        hx = Hexagon.of(guess[0], shape * (guess[1] / (math.sqrt(3) * math.sqrt(abs(np.linalg.det(shape))))))
+        if guess is not None:
+            hx = Hexagon.of(guess[0], shape * (guess[1] / (math.sqrt(3) * math.sqrt(abs(np.linalg.det(shape))))))
+            cells.append((cell, guess, hx))
+    face = shares(maps, [hx for *_, hx in cells], "face")
+    cover = shares(maps, [hx for *_, hx in cells], "cover")
+    out = []
+    for (cell, guess, hx), face_share, cover_share in zip(cells, face, cover, strict=True):
         there = [t for t in tiles if math.dist(guess[0], t.centre) < 0.5 * guess[1]]
         reason = None
         if there:
@@ -243,7 +247,7 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
                 reason = OFF_GRID
         elif not edges.in_frame(Seen(hx, 0.0, 0.0), frame, 1.0):
             reason = CUT  # the board may go on beyond the photo's edge: what lies there is not seen
-        elif share(maps, hx, "face") >= cfg.grid.missing_face:
+        elif face_share >= cfg.grid.missing_face:
             reason = MISSED if edges.in_frame(Seen(hx, 0.0, 0.0), frame, cfg.read.cut_margin) else CUT
             if reason == MISSED and photo is not None:
                 # read beside the board's own tiles, so that its colours are judged as theirs are
@@ -253,7 +257,7 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
                     out.append(Unread(tuple(map(float, guess[0])), FACE_DOWN, corners_px=polygon(hx.corners()),
                                       cell=cell, back=back))
                     continue
-        elif share(maps, hx, "cover") >= cfg.grid.covered_cell:
+        elif cover_share >= cfg.grid.covered_cell:
             reason = COVERED
         if reason:
             corners = polygon(hx.corners())

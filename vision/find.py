@@ -41,7 +41,7 @@ def find_tiles(photo: np.ndarray, network: TileNetwork, cfg: FindConfig) -> tupl
         maps_all.append(maps)
         found += _tiles(maps, cfg)
     found = [t for t in _distinct(found) if t.hexagon.width >= cfg.min_width_px]
-    return [_turned_by_bands(photo, t, cfg) for t in found], maps_all
+    return _turned_by_bands(photo, found, cfg), maps_all
 
 
 def _coarse(photo: np.ndarray, network: TileNetwork, cfg: FindConfig) -> tuple[Maps, np.ndarray]:
@@ -120,15 +120,11 @@ def _tiles(maps: Maps, cfg: FindConfig) -> list[Seen]:
                        for u, v in np.clip(peaks, 0, np.array(maps.size.shape[::-1]) - 1)])
     hexes, support = hexagon.fit(maps.boundary, peaks, widths, cfg.hexagon_iterations)
     to_photo = np.diag([STRIDE / maps.scale[0], STRIDE / maps.scale[1]])
-    out = []
-    for (u, v), hx, sup in zip(peaks, hexes, support, strict=True):
-        if sup < cfg.min_support:
-            continue
-        score = float(maps.centre[int(round(v)), int(round(u))])
-        centre = maps.to_photo(np.array([hx.centre]))[0]
-        seen = hexagon.Hexagon.of(centre, to_photo @ hx.m)
-        out.append(Seen(seen, score, share([maps], seen, "cover")))
-    return out
+    kept = [(float(maps.centre[int(round(v)), int(round(u))]),
+             hexagon.Hexagon.of(maps.to_photo(np.array([hx.centre]))[0], to_photo @ hx.m))
+            for (u, v), hx, sup in zip(peaks, hexes, support, strict=True) if sup >= cfg.min_support]
+    covered = shares([maps], [hx for _, hx in kept], "cover")
+    return [Seen(hx, score, float(c)) for (score, hx), c in zip(kept, covered, strict=True)]
 
 
 _BAND_RING = np.array([(0.9 * math.sqrt(3) / 2 * math.cos(a), 0.9 * math.sqrt(3) / 2 * math.sin(a))
@@ -138,24 +134,31 @@ _BAND_ANGLES = np.arctan2(_BAND_RING[:, 1], _BAND_RING[:, 0])
 """Where on the ring each point lies, in the hexagon's own frame (a tilted camera squashes the photo's angles)."""
 
 
-def _turned_by_bands(photo: np.ndarray, t: Seen, cfg: FindConfig) -> Seen:
-    """The tile with how clearly its print shows six bands (`Seen.sixfold`), turned to where its bands cross the
-    edges when that clearly disagrees with its outline.
+def _turned_by_bands(photo: np.ndarray, tiles: list[Seen], cfg: FindConfig) -> list[Seen]:
+    """Each tile with how clearly its print shows six bands (`Seen.sixfold`), turned to where its bands cross
+    the edges when that clearly disagrees with its outline.
 
     Every edge of a face-up tile has one band at its midpoint and black at the corners, so the colour around
     a ring just inside the edges peaks six times, 60 degrees apart: a turn read from the tile's own print,
     which a rounded or faint outline (a lone tile on a dark table) cannot give. Face-down tiles, glare and
     clear outlines keep the outline's turn.
     """
-    pts = t.hexagon.to_photo(_BAND_RING).astype(np.float32)
+    if not tiles:
+        return []
+    pts = np.stack([t.hexagon.to_photo(_BAND_RING) for t in tiles]).astype(np.float32)  # (tiles, ring, 2)
     h, w = photo.shape[:2]
-    inside = (pts[:, 0] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] >= 0) & (pts[:, 1] <= h - 1)  # cut: what is seen
-    if inside.sum() < len(_BAND_RING) // 2:
+    # of a tile the frame cuts, what is seen
+    inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
+    bgr = cv2.remap(photo, pts[..., 0].copy(), pts[..., 1].copy(), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
+    chroma = bgr.max(axis=2) - bgr.min(axis=2)
+    return [_turned(t, chroma[i][inside[i]], _BAND_ANGLES[inside[i]], cfg) for i, t in enumerate(tiles)]
+
+
+def _turned(t: Seen, chroma: np.ndarray, angle: np.ndarray, cfg: FindConfig) -> Seen:
+    """`_turned_by_bands` of one tile, from the chroma at the points of its ring in the photo and their angles."""
+    if len(chroma) < len(_BAND_RING) // 2:
         return replace(t, sixfold=0.0)
-    pts, angle = pts[inside], _BAND_ANGLES[inside]
-    bgr = cv2.remap(photo, pts[:, 0].reshape(1, -1).copy(), pts[:, 1].reshape(1, -1).copy(), cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_REPLICATE)[0].astype(np.float64)
-    chroma = bgr.max(axis=1) - bgr.min(axis=1)
     lift = np.clip(chroma - np.median(chroma), 0, None)
     if lift.sum() <= 0:
         return replace(t, sixfold=0.0)
@@ -174,17 +177,24 @@ def _turned_by_bands(photo: np.ndarray, t: Seen, cfg: FindConfig) -> Seen:
 def share(maps: list[Maps], hx: hexagon.Hexagon, layer: str) -> float:
     """Share of the hexagon (photo pixels) that the fine maps see as `layer` ("face" or "cover"), over the
     part of it some map looked at (a third of it at least; else 0)."""
-    probes = hx.to_photo(_PROBES)
-    best = 0.0
+    return float(shares(maps, [hx], layer)[0])
+
+
+def shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str) -> np.ndarray:
+    """`share` of each hexagon, all at once."""
+    best = np.zeros(len(hexes))
+    if not hexes:
+        return best
+    probes = np.stack([hx.to_photo(_PROBES) for hx in hexes])  # (hexagons, probes, 2)
     for m in maps:
         p = m.to_map(probes).astype(np.float32)
         h, w = m.face.shape
-        seen = (p[:, 0] >= 0) & (p[:, 0] <= w - 1) & (p[:, 1] >= 0) & (p[:, 1] <= h - 1)
-        if seen.mean() < 0.3:
-            continue
-        got = cv2.remap(getattr(m, layer), p[seen, 0].reshape(1, -1).copy(), p[seen, 1].reshape(1, -1).copy(),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        best = max(best, float(got.mean()))
+        seen = (p[..., 0] >= 0) & (p[..., 0] <= w - 1) & (p[..., 1] >= 0) & (p[..., 1] <= h - 1)
+        got = cv2.remap(getattr(m, layer), p[..., 0].copy(), p[..., 1].copy(), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        n = seen.sum(axis=1)
+        mean = (got * seen).sum(axis=1) / np.maximum(n, 1)
+        best = np.where(n / len(_PROBES) >= 0.3, np.maximum(best, mean), best)
     return best
 
 

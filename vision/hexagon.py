@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -49,9 +50,11 @@ class Hexagon:
         """The hexagon with this centre and 2x2 matrix (numpy)."""
         return cls((float(centre[0]), float(centre[1])), _tuple(np.asarray(matrix)))
 
-    @property
+    @cached_property
     def m(self) -> np.ndarray:
-        return np.array(self.matrix)
+        m = np.array(self.matrix)
+        m.flags.writeable = False  # shared by every caller
+        return m
 
     def to_photo(self, pts: np.ndarray) -> np.ndarray:
         """Unit-hexagon points (..., 2) in photo pixels."""
@@ -61,7 +64,7 @@ class Hexagon:
         """The six corners in the photo (corner i between edges i and i + 1)."""
         return self.to_photo(UNIT_CORNERS)
 
-    @property
+    @cached_property
     def width(self) -> float:
         """Mean width across flats, in photo pixels."""
         return float(SQRT3 * math.sqrt(abs(np.linalg.det(self.m))))
@@ -110,16 +113,17 @@ def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iteration
     bmap = boundary.astype(np.float32)
     dist = np.zeros((n, 6))
     for _ in range(iterations):
-        pts = (c[:, None, None, :] + _RAYS[None, :, None, :] * (_RADII[None, None, :, None] * rho[:, None, None, None]))
-        grid = pts.reshape(n * len(_ANGLES), len(_RADII), 2).astype(np.float32)
-        prof = cv2.remap(bmap, grid[..., 0].copy(), grid[..., 1].copy(), cv2.INTER_LINEAR,
+        reach = _RADII[None, None, :] * rho[:, None, None]
+        xs = (c[:, 0, None, None] + _RAYS[None, :, None, 0] * reach).astype(np.float32)  # (n, angles, radii)
+        ys = (c[:, 1, None, None] + _RAYS[None, :, None, 1] * reach).astype(np.float32)
+        prof = cv2.remap(bmap, xs.reshape(n * len(_ANGLES), -1), ys.reshape(n * len(_ANGLES), -1), cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(n, len(_ANGLES), -1)
         hit = prof.argmax(axis=2)
         r = _RADII[hit] * rho[:, None]  # (n, angles): where each ray meets the outline
         w = prof.max(axis=2).astype(np.float64)
-        at = np.take_along_axis(grid.reshape(n, len(_ANGLES), len(_RADII), 2), hit[..., None, None], axis=2)[:, :, 0]
-        w[(at[..., 0] < _FRAME) | (at[..., 1] < _FRAME) | (at[..., 0] > bmap.shape[1] - 1 - _FRAME)
-          | (at[..., 1] > bmap.shape[0] - 1 - _FRAME)] = 0.0
+        ax = np.take_along_axis(xs, hit[..., None], axis=2)[..., 0]
+        ay = np.take_along_axis(ys, hit[..., None], axis=2)[..., 0]
+        w[(ax < _FRAME) | (ay < _FRAME) | (ax > bmap.shape[1] - 1 - _FRAME) | (ay > bmap.shape[0] - 1 - _FRAME)] = 0.0
         cosw = np.cos(_wrap(_ANGLES[None, :] - _TURNS[:, None]))  # (turns, angles)
         wsum = np.maximum(w.sum(axis=1), 1e-9)
         inr = np.einsum("na,ta->nt", w * r, cosw) / wsum[:, None]  # inradius for each turn
@@ -139,21 +143,16 @@ def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iteration
         u = np.stack([np.cos(normals[:, :3]), np.sin(normals[:, :3])], axis=2)  # (n, 3, 2)
         half = np.where(seen[:, :3], dist[:, :3] - inr3, 0.0) - np.where(seen[:, 3:], dist[:, 3:] - inr3, 0.0)
         half = np.where(both, half / 2.0, half)
-        shift = np.stack([np.linalg.lstsq(u[i], half[i], rcond=None)[0] for i in range(n)])
-        c = c + shift
+        c = c + np.einsum("nij,nj->ni", np.linalg.pinv(u), half)  # least squares, each tile's 3 x 2 system
         dist = np.concatenate([inr3, inr3], axis=1)
         rho = inr3.mean(axis=1)
     support = w.mean(axis=1)
-    hexes = []
-    for i in range(n):
-        # corner k lies where the lines of edges k and k + 1 meet (the fitted edge k's normal is turn + 60 k)
-        pts = []
-        for k in range(6):
-            a1, a2 = normals[i, k], normals[i, (k + 1) % 6]
-            m = np.array([[math.cos(a1), math.sin(a1)], [math.cos(a2), math.sin(a2)]])
-            pts.append(np.linalg.solve(m, [dist[i, k], dist[i, (k + 1) % 6]]))
-        hexes.append(_from_corners(c[i], np.array(pts), math.degrees(turn[i])))
-    return hexes, support
+    # corner k lies where the lines of edges k and k + 1 meet (the fitted edge k's normal is turn + 60 k)
+    nxt = np.roll(normals, -1, axis=1)
+    lines = np.stack([np.stack([np.cos(normals), np.sin(normals)], axis=2),
+                      np.stack([np.cos(nxt), np.sin(nxt)], axis=2)], axis=2)  # (n, 6, 2, 2)
+    pts = np.linalg.solve(lines, np.stack([dist, np.roll(dist, -1, axis=1)], axis=2)[..., None])[..., 0]
+    return [_from_corners(c[i], pts[i], math.degrees(turn[i])) for i in range(n)], support
 
 
 def _from_corners(centre: np.ndarray, offsets: np.ndarray, turn_deg: float) -> Hexagon:
@@ -164,5 +163,5 @@ def _from_corners(centre: np.ndarray, offsets: np.ndarray, turn_deg: float) -> H
     # is fitted edge k0, the one nearest 0 degrees: then fitted edge k is unit edge k - k0 + 1.
     k0 = int(round(-turn_deg / 60.0)) % 6
     unit = UNIT_CORNERS[[(k - k0 + 1) % 6 for k in range(6)]]
-    m, *_ = np.linalg.lstsq(unit, offsets, rcond=None)
-    return Hexagon((float(centre[0]), float(centre[1])), _tuple(m.T))
+    m = offsets.T @ unit / 3.0  # least squares: the unit corners, six on a circle, have unit.T @ unit = 3 I
+    return Hexagon((float(centre[0]), float(centre[1])), _tuple(m))

@@ -220,6 +220,10 @@ def _moved(cell: Cell, base: Cell, anchor: Cell, k: int) -> Cell:
     return (anchor[0] + q, anchor[1] + r)
 
 
+_STEPS = centres(np.array([neighbour((0, 0), d) for d in range(6)]))
+"""Unit-hexagon offset of the next cell in each direction."""
+
+
 def expected(group: list[Seen], cell: Cell, ratio: float | None = None) -> tuple[np.ndarray, float] | None:
     """Where (photo pixels) the centre of `cell` of a group lies, from its neighbours in that group, and the
     group's local width there; None when no neighbour is placed. `ratio`: the group's `spacing` (computed
@@ -231,8 +235,7 @@ def expected(group: list[Seen], cell: Cell, ratio: float | None = None) -> tuple
         t = by_cell.get(neighbour(cell, opposite(d)))
         if t is None:
             continue
-        step = centres(np.array([neighbour((0, 0), d)]))[0]  # unit-hexagon offset of the next cell
-        guesses.append(t.hexagon.to_photo(step * ratio))
+        guesses.append(t.hexagon.to_photo(_STEPS[d] * ratio))
         widths.append(t.hexagon.width)
     if not guesses:
         return None
