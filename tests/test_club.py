@@ -50,6 +50,15 @@ def test_an_announcement_had_already_is_dropped_and_a_new_stream_starts_afresh()
     assert club.table("t1").last["text"] == "new database"
 
 
+def test_a_finished_game_is_kept_by_its_number_whatever_came_before_it_and_once():
+    club = Club()
+    club.receive("tantrix/t1/event", event("game 2 begins", 5), numbered("a", 5))
+    finished = json.dumps({"game": 1, "over": {"scores": {"R": 3, "B": 2}, "winners": ["R"]}, "record": {}}).encode()
+    assert club.receive("tantrix/t1/game/1", finished, numbered("a", 3))  # the broker's retained copy, sent after
+    assert not club.receive("tantrix/t1/game/1", finished, numbered("a", 3))  # at the next subscription again
+    assert list(club.table("t1").games) == [1] and [s.games for s in club.standings()] == [1, 1]
+
+
 def test_a_table_is_online_while_its_flag_is_1_it_was_heard_lately_and_the_club_is_connected():
     clock = Clock()
     club = Club(quiet_s=90, clock=clock)
