@@ -24,8 +24,9 @@ log = logging.getLogger("tantrix_pi.club")
 
 QUIET_S = 3 * HEARTBEAT_S
 """A table not heard from for this long is shown offline, whatever its flag says."""
-TOPICS = "tantrix/+/#"
-"""What the club subscribes to."""
+TOPICS = [("tantrix/+/event", 1), ("tantrix/+/game/+", 1), ("tantrix/+/state", 0), ("tantrix/+/online", 0)]
+"""What the club subscribes to, at which QoS: the broker keeps the QoS 1 ones for the club's session while it is away;
+of the state (the whole board, every 0.1 s while it changes) and the flag, both retained, the last is all it needs."""
 
 
 @dataclass
