@@ -17,8 +17,12 @@ from live_fakes import detect_frame, frame_of
 from test_web_browser import DESKTOP, browser
 from test_web_browser import pytestmark as needs_chromium
 
+from tantrix_pi.club.subscriber import Subscriber
 from tantrix_pi.club.tables import Club
-from tantrix_pi.live.store import Outbox
+from tantrix_pi.live.config import broker_of
+from tantrix_pi.live.feed import Feed
+from tantrix_pi.live.referee import Setup
+from tantrix_pi.live.store import Notice, Outbox, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,6 +52,15 @@ def test_an_announcement_had_already_is_dropped_and_a_new_stream_starts_afresh()
     assert club.table("t1").events == 2 and club.table("t1").last["text"] == "two"
     assert club.receive("tantrix/t1/event", event("new database", 3), numbered("b", 1))  # the table's state.db anew
     assert club.table("t1").last["text"] == "new database"
+
+
+def test_a_finished_game_is_kept_by_its_number_whatever_came_before_it_and_once():
+    club = Club()
+    club.receive("tantrix/t1/event", event("game 2 begins", 5), numbered("a", 5))
+    finished = json.dumps({"game": 1, "over": {"scores": {"R": 3, "B": 2}, "winners": ["R"]}, "record": {}}).encode()
+    assert club.receive("tantrix/t1/game/1", finished, numbered("a", 3))  # the broker's retained copy, sent after
+    assert not club.receive("tantrix/t1/game/1", finished, numbered("a", 3))  # at the next subscription again
+    assert list(club.table("t1").games) == [1] and [s.games for s in club.standings()] == [1, 1]
 
 
 def test_a_table_is_online_while_its_flag_is_1_it_was_heard_lately_and_the_club_is_connected():
@@ -87,6 +100,63 @@ def test_a_message_no_feed_sends_is_ignored_with_one_line(caplog):
         assert not club.receive("other/t1/state", b"{}")
     assert len(caplog.records) == 2 and all("\n" not in r.getMessage() for r in caplog.records)
     assert club.names() == ["t1"] and club.table("t1").state is None
+
+
+# -- the club's session on a real broker --------------------------------------------------------------
+class Heard(Club):
+    """The club, with the text of every announcement it took, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said: list[str] = []
+
+    def receive(self, topic: str, payload: bytes, properties: dict[str, str] | None = None) -> bool:
+        taken = super().receive(topic, payload, properties)
+        if taken and topic.endswith("/event"):
+            self.said.append(json.loads(payload)["text"])
+        return taken
+
+
+def game_over(game: int) -> Notice:
+    over = {"scores": {"R": 12, "B": 9 + game}, "winners": ["R"], "termination": "all-placed"}
+    return Notice("game_over", f"Game {game} over.", over, game=game, at=1_800_000_000.0 + 100 * game)
+
+
+@needs_mosquitto
+def test_a_club_started_again_under_its_client_id_is_given_what_was_said_while_it_was_away_once_in_order(tmp_path):
+    broker = Mosquitto(tmp_path / "broker").start()
+    store = Store(tmp_path / "state.db")
+    feed = Feed(broker_of(broker.url), "t1", store.path).start()
+    subscriber = None
+    try:
+        club = Heard()
+        subscriber = Subscriber(broker_of(broker.url), club, client_id="club-under-test").start()
+        wait_for(lambda: (t := club.table("t1")) and t.flag, what="the club subscribed (the table's retained flag)")
+        first = store.new_game(Setup("game", ["R", "B"]).to_dict())
+        feed.announce(Notice("placed", "before", {}, game=first, at=1_800_000_000.0))
+        feed.announce(game_over(first))
+        wait_for(lambda: club.said == ["before", "Game 1 over."] and club.table("t1").games, what="the club following")
+        subscriber.stop()  # the club's machine restarted, or its Wi-Fi down
+        second = store.new_game(Setup("game", ["R", "B"]).to_dict())
+        away = [f"away {n}" for n in range(30)]
+        for n, text in enumerate(away):
+            feed.announce(Notice("placed", text, {"n": n}, game=second, at=1_800_000_100.0 + n))
+        feed.announce(game_over(second))
+        wait_for(lambda: feed.acknowledged == 3 + len(away) + 2, what="the broker has everything")
+        club = Heard()  # a club started again knows nothing of before
+        subscriber = Subscriber(broker_of(broker.url), club, client_id="club-under-test").start()
+        wait_for(lambda: len(club.said) >= len(away) + 1 and len(club.table("t1").games) == 2,
+                 what="what was said meanwhile")
+        feed.announce(Notice("placed", "back", {}, game=second, at=1_800_000_200.0))
+        wait_for(lambda: club.said[-1:] == ["back"], what="an announcement after the club came back")
+        assert club.said == [*away, "Game 2 over.", "back"]  # each once, in order
+        assert sorted(club.table("t1").games) == [1, 2]  # game 1 from the broker's retained copy
+        assert [(s.player, s.games) for s in club.standings()] == [("R", 2), ("B", 2)]
+    finally:
+        if subscriber is not None:
+            subscriber.stop()
+        feed.close()
+        broker.stop()
 
 
 # -- the whole chain ----------------------------------------------------------------------------------
@@ -163,7 +233,8 @@ def test_two_tables_through_a_broker_killed_mid_game_every_event_once_in_order_a
     port = free_port()
     club_log = (tmp_path / "club.log").open("w")
     club = subprocess.Popen([sys.executable, "-m", "tantrix_pi", "club", "--mqtt", broker.url, "--web", str(port),
-                             "--bind", "127.0.0.1"], stdout=club_log, stderr=subprocess.STDOUT)
+                             "--bind", "127.0.0.1", "--client-id", "the-club"],
+                            stdout=club_log, stderr=subprocess.STDOUT)
     page = f"http://127.0.0.1:{port}/"
 
     def club_state():
@@ -174,6 +245,7 @@ def test_two_tables_through_a_broker_killed_mid_game_every_event_once_in_order_a
             return None
 
     wait_for(lambda: (club_state() or {}).get("connected"), 30, what="the club connected")
+    assert "as the-club (p5, c0," in broker.log.read_text()  # under its name, asking the broker to keep its session
     tables = [Table(name, tmp_path / name, broker.url, stops=(150, 300)) for name in ("t1", "t2")]
     driver = None
     try:

@@ -8,6 +8,7 @@ import logging
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -93,6 +94,56 @@ def test_while_the_broker_is_away_announcements_wait_in_the_state_database_and_g
                                                        "away 5", "after the restart"]
     wait_for(lambda: not Outbox(store.path).waiting(), what="the outbox emptied by the acknowledgements")
     feed.close()
+
+
+class Held(Feed):
+    """A feed whose thread, once `hold` is set, stops in its next turn right after taking the referee's lines, until
+    `go` is set."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hold, self.held, self.go = False, threading.Event(), threading.Event()
+
+    def _take_lines(self) -> None:
+        super()._take_lines()
+        if self.hold:
+            self.hold = False
+            self.held.set()
+            self.go.wait()
+
+
+def said_as_it_closes(feed: Held, event: Notice) -> None:
+    """`event` announced between a turn's look at the lines and the rest of that turn, then the feed closed: the
+    referee's last word as it stops, on a loaded machine."""
+    feed.hold = True
+    feed.show(None)  # wakes the feed for a turn with nothing new to take
+    wait_for(feed.held.is_set, what="the feed's turn held after taking the lines")
+    feed.announce(event)
+    closing = threading.Thread(target=feed.close)
+    closing.start()
+    wait_for(lambda: feed._closing, what="close() called")
+    feed.go.set()
+    closing.join()
+
+
+def test_what_is_said_between_a_turns_look_at_the_lines_and_close_goes_out(tmp_path, broker):
+    listener = Listener(broker.url)
+    store = Store(tmp_path / "state.db")
+    feed = Held(broker_of(broker.url), "t1", store.path).start()
+    feed.announce(said("first", 1))
+    wait_for(lambda: feed.acknowledged == 1, what="the first acknowledged")  # nothing in flight
+    said_as_it_closes(feed, said("last", 2))
+    wait_for(lambda: len(listener.once("tantrix/t1/event")) == 2, 10, what="both announcements")
+    assert texts(listener.once("tantrix/t1/event")) == ["first", "last"] and not Outbox(store.path).waiting()
+
+
+def test_what_is_said_between_a_turns_look_at_the_lines_and_close_waits_in_the_state_database(tmp_path):
+    store = Store(tmp_path / "state.db")
+    feed = Held(broker_of(f"mqtt://127.0.0.1:{free_port()}"), "t1", store.path).start()  # no broker there
+    feed.announce(said("first", 1))
+    wait_for(lambda: len(Outbox(store.path).waiting()) == 1, what="the first waiting")
+    said_as_it_closes(feed, said("last", 2))
+    assert texts(Outbox(store.path).waiting()) == ["first", "last"]  # sent at the next start
 
 
 def test_past_keep_waiting_messages_the_oldest_are_dropped_and_that_is_said_once(tmp_path, caplog):

@@ -1,10 +1,13 @@
-"""The club's link to its broker: every table's messages (`tantrix/+/#`) into the `Club`, reconnecting by itself."""
+"""The club's link to its broker: every table's messages (`tantrix/+/...`) into the `Club`, reconnecting by itself,
+under a session the broker keeps while the club is away (its QoS 1 messages wait for the club: docs/club.md)."""
 
 from __future__ import annotations
 
 import logging
-import os
 import socket
+
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from tantrix_pi.club.tables import TOPICS, Club
 from tantrix_pi.live.config import Broker
@@ -12,25 +15,39 @@ from tantrix_pi.live.feed import client_for
 
 log = logging.getLogger("tantrix_pi.club")
 
+SESSION_S = 24 * 3600
+"""How long the broker keeps the club's session (its subscriptions and the events said meanwhile) after the club went
+away: a club night or a tournament's day. A club away for longer starts again from what the broker retains."""
+
+
+def default_client_id() -> str:
+    """The club's client id unless given one (`--client-id`): one club per machine."""
+    return f"tantrix-club-{socket.gethostname()}"
+
 
 class Subscriber:
     """paho's client on a thread of its own: subscribes at every connection (the broker hands over what it keeps:
-    each table's state, flag and finished games), gives each message to `club`, and tells it when the link is up."""
+    each table's state, flag and finished games, and the events said while the club was away), gives each message to
+    `club`, and tells it when the link is up."""
 
-    def __init__(self, broker: Broker, club: Club, ca_file: str = "") -> None:
+    def __init__(self, broker: Broker, club: Club, ca_file: str = "", client_id: str = "") -> None:
         self.broker, self.club = broker, club
-        self.client = client_for(broker, f"tantrix-club-{socket.gethostname()}-{os.getpid()}", ca_file)
+        self.client_id = client_id or default_client_id()
+        self.client = client_for(broker, self.client_id, ca_file)
         self.client.on_connect, self.client.on_disconnect = self._connected, self._disconnected
         self.client.on_connect_fail, self.client.on_message = self._unreachable, self._message
         self._away_said = False
         self._stopping = False
 
     def start(self) -> Subscriber:
-        self.client.connect_async(self.broker.host, self.broker.port)
+        kept = Properties(PacketTypes.CONNECT)
+        kept.SessionExpiryInterval = SESSION_S
+        self.client.connect_async(self.broker.host, self.broker.port, clean_start=False, properties=kept)
         self.client.loop_start()
         return self
 
     def stop(self) -> None:
+        """Disconnect; the broker keeps the session SESSION_S for the next start with the same client id."""
         self._stopping = True
         self.client.disconnect()
         self.client.loop_stop()
@@ -39,9 +56,13 @@ class Subscriber:
         if reason.is_failure:
             self._away(f"the broker {self.broker} refused the club ({reason})")
             return
-        client.subscribe(TOPICS, qos=1)
+        # again when the broker kept the session: a club started again knows nothing, and a subscription is what makes
+        # the broker send its retained messages
+        client.subscribe(TOPICS)
         self._away_said = False
-        log.info("club: following the tables on %s", self.broker)
+        log.info("club: following the tables on %s as %s (%s)", self.broker, self.client_id,
+                 "the broker kept its session: what was said meanwhile comes first" if flags.session_present
+                 else "a new session")
         self.club.link(True)
 
     def _disconnected(self, client, userdata, flags, reason, properties) -> None:

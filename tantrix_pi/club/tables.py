@@ -3,8 +3,9 @@ message, the page reads `cards()` and `standings()`.
 
 Each table's retained `state` (the table page's /api/state) gives its board, scores and turn; `event` its
 announcements, of which a number of a stream already had is dropped (QoS 1 delivers at least once); `online` its flag;
-`game/N` its finished games with their records. A table is shown online while its flag is 1 and it was heard from in
-the last QUIET_S seconds (it says it is online every HEARTBEAT_S while its referee runs).
+`game/N` its finished games with their records, each kept by its number (the broker sends its retained copy again at
+every subscription, after the events it kept for the club, which may be newer). A table is shown online while its flag
+is 1 and it was heard from in the last QUIET_S seconds (it says it is online every HEARTBEAT_S while its referee runs).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ log = logging.getLogger("tantrix_pi.club")
 
 QUIET_S = 3 * HEARTBEAT_S
 """A table not heard from for this long is shown offline, whatever its flag says."""
-TOPICS = "tantrix/+/#"
-"""What the club subscribes to."""
+TOPICS = [("tantrix/+/event", 1), ("tantrix/+/game/+", 1), ("tantrix/+/state", 0), ("tantrix/+/online", 0)]
+"""What the club subscribes to, at which QoS: the broker keeps the QoS 1 ones for the club's session while it is away;
+of the state (the whole board, every 0.1 s while it changes) and the flag, both retained, the last is all it needs."""
 
 
 @dataclass
@@ -43,7 +45,7 @@ class Table:
     events: int = 0
     """Announcements had, each once."""
     seen: dict[str, int] = field(default_factory=dict)
-    """The highest number had of each stream of its numbered messages."""
+    """The highest number had of each stream of its announcements."""
     games: dict[int, dict] = field(default_factory=dict)
     """Its finished games by number: {"game", "over": scores, winners, termination, "record"}."""
     version: int = 0
@@ -121,20 +123,23 @@ class Club:
                 raise TypeError("the state is not an object")
             table.state = state
             return True
-        if what == "event" or what.startswith("game/"):
+        if what == "event":
             if self._had(table, properties):
                 return False
+            table.last, table.events = json.loads(payload), table.events + 1
+            return True
+        if what.startswith("game/"):
             message = json.loads(payload)
-            if what == "event":
-                table.last, table.events = message, table.events + 1
-            else:
-                table.games[int(message["game"])] = message
+            game = int(message["game"])
+            if table.games.get(game) == message:
+                return False
+            table.games[game] = message
             return True
         return False
 
     @staticmethod
     def _had(table: Table, properties: dict[str, str]) -> bool:
-        """Whether a numbered message was had already (marking it had when not)."""
+        """Whether a numbered announcement was had already (marking it had when not)."""
         stream, seq = properties.get("stream"), properties.get("seq")
         if stream is None or seq is None or not seq.isdigit():
             return False  # not numbered: taken as it comes

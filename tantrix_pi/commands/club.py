@@ -21,6 +21,9 @@ def register(cli) -> None:
                    help=_("the address to serve on (default: every address of this machine)"))
     p.add_argument("--ca-file", default="", metavar="FILE",
                    help=_("mqtts: the certificate authority that signed the broker's (default: the system's)"))
+    p.add_argument("--client-id", default="", metavar="ID",
+                   help=_("the club's name on the broker: what the tables say while the club is away waits there "
+                          "for its next start under the same name (default: tantrix-club-HOSTNAME)"))
     p.add_argument("--quiet", type=_seconds, metavar="S",
                    help=_("seconds without a word from a table before it is shown offline (default: 90, three of "
                           "its heartbeats)"))
@@ -49,7 +52,7 @@ def cmd_club(args) -> int:
     broker = broker_of(args.mqtt)
     club = Club(quiet_s=args.quiet or QUIET_S)
     sock = listen(args.bind, args.web)  # a port in use is one line before anything starts
-    subscriber = Subscriber(broker, club, args.ca_file)
+    subscriber = Subscriber(broker, club, args.ca_file, args.client_id)
     server = WebServer(make_app(club), sock)
     subscriber.start()
     server.start()
