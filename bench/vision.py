@@ -49,15 +49,13 @@ def tables_arg(text: str) -> tuple[str, ...]:
 
 def provenance(folder: Path) -> str:
     """What a Blender set is to the tile network: its (split, seed) and whether the training's generator made it."""
-    index = folder / "index.json"
-    meta = json.loads(index.read_text()) if index.exists() else {}
-    if "seed" not in meta:
-        return ""
-    from tantrix_pi.vision.training.scenes import HELD_OUT_RENDERS
+    from tantrix_pi.vision.training.scenes import render_set
 
-    held = (meta.get("split"), meta["seed"]) in HELD_OUT_RENDERS
-    return (f" ({meta.get('split')} seed {meta['seed']}: " + ("in-distribution validation, same generator as the "
-            "training renders, other seeds" if held else "a seed the training may have used") + ")")
+    named = render_set(folder)
+    if named is None:
+        return ""
+    return (f" ({named.split} seed {named.seed}: " + ("in-distribution validation, same generator as the "
+            "training renders, other seeds" if named.held_out else "a seed the training may have used") + ")")
 
 
 def dataset(folder: Path, limit: int | None):

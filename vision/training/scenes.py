@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -38,15 +39,30 @@ class HeldOut(ValueError):
     """A picture kept for measuring was given to the training."""
 
 
+class RenderSet(NamedTuple):
+    """The generator's split and seed a dataset folder's index.json names, and whether it is kept for measuring."""
+
+    split: str | None
+    seed: int
+    held_out: bool
+
+
+def render_set(path: Path) -> RenderSet | None:
+    """What the index.json of a dataset folder says it is; None when it names no seed (or there is none)."""
+    index = Path(path) / "index.json"
+    meta = json.loads(index.read_text()) if index.exists() else {}
+    if "seed" not in meta:
+        return None
+    return RenderSet(meta.get("split"), meta["seed"], (meta.get("split"), meta["seed"]) in HELD_OUT_RENDERS)
+
+
 def folder(path: Path) -> Iterator[Scene]:
     """The photos of a dataset folder (images/<id>.jpg|png with <id>.json truth holding tiles[].corners_px);
     HeldOut for a validation set (its index.json names a split and seed of HELD_OUT_RENDERS)."""
-    index = Path(path) / "index.json"
-    if index.exists():
-        meta = json.loads(index.read_text())
-        if (meta.get("split"), meta.get("seed")) in HELD_OUT_RENDERS:
-            raise HeldOut(f"{path}: the {meta['split']} renders of seed {meta['seed']} are kept for measuring; "
-                          "train on other seeds")
+    named = render_set(path)
+    if named is not None and named.held_out:
+        raise HeldOut(f"{path}: the {named.split} renders of seed {named.seed} are kept for measuring; "
+                      "train on other seeds")
     for truth_file in sorted((Path(path) / "images").glob("*.json")):
         truth = json.loads(truth_file.read_text())
         if "tiles" not in truth:
