@@ -29,8 +29,9 @@ class Scene:
     cover: np.ndarray | None = None
 
 
-HELD_OUT_RENDERS = {("wide", 11), ("dev", 1001)}
-"""(split, seed) of the Blender sets kept for measuring (bench/vision.py, docs/model-card.md): never trained on."""
+HELD_OUT_RENDERS = {("wide", 11), ("dev", 1001), ("wide", 2026)}
+"""(split, seed) of the Blender sets kept for measuring (bench/vision.py, docs/model-card.md): never trained on.
+Wide seed 2026 is the locked test set (bench/locked/wide-2026.json): not even tuned on, scored once per model."""
 HELD_OUT_SESSIONS = ("session1",)
 """The real tile photographs kept for measuring (bench/vision_real.py): never trained on."""
 
