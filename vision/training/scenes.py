@@ -22,11 +22,13 @@ from tantrix_pi.simulator import CLUTTER, TABLES, random_board, render_scene
 
 @dataclass
 class Scene:
-    """A picture, the corners (6 x 2, pixels) of every tile's top face in it, and what covers them."""
+    """A picture, the corners (6 x 2, pixels) of every tile's top face in it, and what covers them; `file`, the
+    photo it was read from (None when drawn)."""
 
     image: np.ndarray
     hexagons: list[np.ndarray]
     cover: np.ndarray | None = None
+    file: Path | None = None
 
 
 HELD_OUT_RENDERS = {("wide", 11), ("dev", 1001), ("wide", 2026)}
@@ -68,33 +70,36 @@ def folder(path: Path) -> Iterator[Scene]:
         truth = json.loads(truth_file.read_text())
         if "tiles" not in truth:
             continue
-        image = next((cv2.imread(str(p)) for p in (truth_file.with_suffix(".jpg"), truth_file.with_suffix(".png"))
-                      if p.exists()), None)
+        photo = next((p for p in (truth_file.with_suffix(".jpg"), truth_file.with_suffix(".png")) if p.exists()), None)
+        image = None if photo is None else cv2.imread(str(photo))
         if image is not None:
-            yield Scene(image, [np.array(t["corners_px"]) for t in truth["tiles"]])
+            yield Scene(image, [np.array(t["corners_px"]) for t in truth["tiles"]], file=photo)
 
 
 class CutOutSprites:
     """Tiles cut from real photos (RGBA, transparent outside the tile, any turn) as simulator sprites: each
     cut-out's hexagon is fitted to its alpha, then turned pointy-top and scaled. Which tile and which turn a
-    cut-out shows is not known, so these scenes teach where tiles are, never which tile."""
+    cut-out shows is not known, so these scenes teach where tiles are, never which tile. `drawn` holds the files
+    drawn from since it was last emptied."""
 
     def __init__(self, files: list[Path], seed: int = 0) -> None:
         self.cutouts = []
         for f in files:
             rgba = cv2.imread(str(f), cv2.IMREAD_UNCHANGED)
             if rgba is not None and rgba.ndim == 3 and rgba.shape[2] == 4:
-                self.cutouts.append((rgba, *_fit_alpha(rgba[..., 3])))
+                self.cutouts.append((f, rgba, *_fit_alpha(rgba[..., 3])))
         if not self.cutouts:
             raise ValueError("no RGBA tile cut-outs to draw tiles with")
         self.rng = np.random.default_rng(seed)
+        self.drawn: set[Path] = set()
 
     def __call__(self, number: int, face_up: bool, radius_px: float) -> np.ndarray:
         if not face_up:
             from tantrix_pi.simulator import tile_sprite
 
             return tile_sprite(number, False, radius_px, 0.23, 0)
-        rgba, centre, radius, angle = self.cutouts[int(self.rng.integers(len(self.cutouts)))]
+        file, rgba, centre, radius, angle = self.cutouts[int(self.rng.integers(len(self.cutouts)))]
+        self.drawn.add(file)
         half = int(math.ceil(radius_px)) + 2
         n = 2 * half + 1
         scale = radius_px / radius
