@@ -48,16 +48,26 @@ def tables_arg(text: str) -> tuple[str, ...]:
 
 
 def provenance(folder: Path) -> str:
-    """What a Blender set is to the tile network: its (split, seed) and whether the training's generator made it."""
-    index = folder / "index.json"
-    meta = json.loads(index.read_text()) if index.exists() else {}
-    if "seed" not in meta:
-        return ""
-    from tantrix_pi.vision.training.scenes import HELD_OUT_RENDERS
+    """What a Blender set is to the tile network: its (split, seed), whether the training's generator made it,
+    and whether it is the locked test set (its files as bench/locked/ lists them)."""
+    from locked import LABEL, match  # bench/locked.py
 
-    held = (meta.get("split"), meta["seed"]) in HELD_OUT_RENDERS
-    return (f" ({meta.get('split')} seed {meta['seed']}: " + ("in-distribution validation, same generator as the "
-            "training renders, other seeds" if held else "a seed the training may have used") + ")")
+    from tantrix_pi.vision.training.scenes import render_set
+
+    named = render_set(folder)
+    if named is None:
+        return ""
+    lock = match(folder)
+    if lock is not None:
+        manifest, differ, listed = lock
+        what = (f"{LABEL}, every file as {manifest.name} lists it" if not differ else
+                f"the locked test set's seed, but {differ} of {listed} files differ from {manifest.name}: "
+                "not the set as locked")
+    elif named.held_out:
+        what = "in-distribution validation, same generator as the training renders, other seeds"
+    else:
+        what = "a seed the training may have used"
+    return f" ({named.split} seed {named.seed}: {what})"
 
 
 def dataset(folder: Path, limit: int | None):

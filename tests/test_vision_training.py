@@ -3,9 +3,11 @@ with them, real cut-outs turned into sprites; and (with the `train` extra) a tra
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import math
+import re
 
 import cv2
 import numpy as np
@@ -78,6 +80,13 @@ def test_the_sets_kept_for_measuring_are_refused_to_the_training(tmp_path, capsy
     assert "seed 11 are kept for measuring" in capsys.readouterr().err and not (tmp_path / "s.npz").exists()
     (wide / "index.json").write_text(json.dumps({"split": "wide", "seed": 101, "images": []}))
     assert list(scenes.folder(wide)) == []  # another seed of the same generator is for training
+    cv2.imwrite(str(wide / "images" / "wide_000.png"), np.full((96, 128, 3), 90, np.uint8))
+    corners = Hexagon.regular((64.0, 48.0), 20.0, 0.0).corners().tolist()
+    (wide / "images" / "wide_000.json").write_text(json.dumps({"tiles": [{"corners_px": corners}]}))
+    (picture,) = json.loads(str(shards.build(f"folder:{wide}", 2, 0)["pictures"]))
+    assert picture == {"id": "wide_000", "source": str((wide / "images" / "wide_000.png").resolve()),
+                       "split": "wide", "seed": 101, "crops": 2,
+                       "sha256": hashlib.sha256((wide / "images" / "wide_000.png").read_bytes()).hexdigest()}
     tiles = tmp_path / "tiles"
     tiles.mkdir()
     rgba = np.zeros((20, 20, 4), np.uint8)
@@ -91,13 +100,33 @@ def test_the_sets_kept_for_measuring_are_refused_to_the_training(tmp_path, capsy
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                     reason="the train extra (torch) is not installed: pip install -e '.[train]'")
-def test_a_short_training_run_exports_a_model_cv2_can_run(tmp_path):
+def test_a_short_training_run_exports_a_model_cv2_can_run_and_what_it_saw(tmp_path):
+    import onnx
+
     from tantrix_pi.vision.network import CHANNELS, TileNetwork
     from tantrix_pi.vision.training import shards, train
 
+    locked = tmp_path / "locked"
+    (locked / "images").mkdir(parents=True)
+    (locked / "index.json").write_text(json.dumps({"split": "wide", "seed": 2026, "images": []}))
+    with pytest.raises(scenes.HeldOut, match="seed 2026 are kept for measuring"):
+        shards.build(f"folder:{locked}", 3, 1)
     shard = tmp_path / "s.npz"
     np.savez(shard, **shards.build("simulated", 6, 1))
     out = tmp_path / "tiles.onnx"
     train.train([shard], out, minutes=0.05, log=lambda s: None)
     net = TileNetwork(str(out))
     assert net.run(np.zeros((64, 96, 3), np.uint8)).shape == (CHANNELS, 32, 48)
+
+    written = tmp_path / "tiles.manifest.json"
+    meta = {p.key: p.value for p in onnx.load(str(out)).metadata_props}
+    assert meta[train.MANIFEST_KEY] == hashlib.sha256(written.read_bytes()).hexdigest()
+    seen = json.loads(written.read_text())
+    (entry,) = seen["shards"]
+    assert entry["sha256"] == hashlib.sha256(shard.read_bytes()).hexdigest() and entry["crops"] == 6
+    assert len(entry["pictures"]) == seen["pictures"] == 2  # 3 crops from each simulated picture
+    assert all(re.fullmatch("[0-9a-f]{64}", p["sha256"]) and p["source"] == "simulated" and p["seed"] == 1
+               for p in entry["pictures"])
+    # the recorded hash is the picture's: drawn again from the same seed, the first picture matches
+    first = scenes.simulated(np.random.default_rng(1)).image
+    assert entry["pictures"][0]["sha256"] == hashlib.sha256(first.tobytes()).hexdigest()

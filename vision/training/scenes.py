@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -21,15 +22,18 @@ from tantrix_pi.simulator import CLUTTER, TABLES, random_board, render_scene
 
 @dataclass
 class Scene:
-    """A picture, the corners (6 x 2, pixels) of every tile's top face in it, and what covers them."""
+    """A picture, the corners (6 x 2, pixels) of every tile's top face in it, and what covers them; `file`, the
+    photo it was read from (None when drawn)."""
 
     image: np.ndarray
     hexagons: list[np.ndarray]
     cover: np.ndarray | None = None
+    file: Path | None = None
 
 
-HELD_OUT_RENDERS = {("wide", 11), ("dev", 1001)}
-"""(split, seed) of the Blender sets kept for measuring (bench/vision.py, docs/model-card.md): never trained on."""
+HELD_OUT_RENDERS = {("wide", 11), ("dev", 1001), ("wide", 2026)}
+"""(split, seed) of the Blender sets kept for measuring (bench/vision.py, docs/model-card.md): never trained on.
+Wide seed 2026 is the locked test set (bench/locked/wide-2026.json): not even tuned on, scored once per model."""
 HELD_OUT_SESSIONS = ("session1",)
 """The real tile photographs kept for measuring (bench/vision_real.py): never trained on."""
 
@@ -38,46 +42,64 @@ class HeldOut(ValueError):
     """A picture kept for measuring was given to the training."""
 
 
+class RenderSet(NamedTuple):
+    """The generator's split and seed a dataset folder's index.json names, and whether it is kept for measuring."""
+
+    split: str | None
+    seed: int
+    held_out: bool
+
+
+def render_set(path: Path) -> RenderSet | None:
+    """What the index.json of a dataset folder says it is; None when it names no seed (or there is none)."""
+    index = Path(path) / "index.json"
+    meta = json.loads(index.read_text()) if index.exists() else {}
+    if "seed" not in meta:
+        return None
+    return RenderSet(meta.get("split"), meta["seed"], (meta.get("split"), meta["seed"]) in HELD_OUT_RENDERS)
+
+
 def folder(path: Path) -> Iterator[Scene]:
     """The photos of a dataset folder (images/<id>.jpg|png with <id>.json truth holding tiles[].corners_px);
     HeldOut for a validation set (its index.json names a split and seed of HELD_OUT_RENDERS)."""
-    index = Path(path) / "index.json"
-    if index.exists():
-        meta = json.loads(index.read_text())
-        if (meta.get("split"), meta.get("seed")) in HELD_OUT_RENDERS:
-            raise HeldOut(f"{path}: the {meta['split']} renders of seed {meta['seed']} are kept for measuring; "
-                          "train on other seeds")
+    named = render_set(path)
+    if named is not None and named.held_out:
+        raise HeldOut(f"{path}: the {named.split} renders of seed {named.seed} are kept for measuring; "
+                      "train on other seeds")
     for truth_file in sorted((Path(path) / "images").glob("*.json")):
         truth = json.loads(truth_file.read_text())
         if "tiles" not in truth:
             continue
-        image = next((cv2.imread(str(p)) for p in (truth_file.with_suffix(".jpg"), truth_file.with_suffix(".png"))
-                      if p.exists()), None)
+        photo = next((p for p in (truth_file.with_suffix(".jpg"), truth_file.with_suffix(".png")) if p.exists()), None)
+        image = None if photo is None else cv2.imread(str(photo))
         if image is not None:
-            yield Scene(image, [np.array(t["corners_px"]) for t in truth["tiles"]])
+            yield Scene(image, [np.array(t["corners_px"]) for t in truth["tiles"]], file=photo)
 
 
 class CutOutSprites:
     """Tiles cut from real photos (RGBA, transparent outside the tile, any turn) as simulator sprites: each
     cut-out's hexagon is fitted to its alpha, then turned pointy-top and scaled. Which tile and which turn a
-    cut-out shows is not known, so these scenes teach where tiles are, never which tile."""
+    cut-out shows is not known, so these scenes teach where tiles are, never which tile. `drawn` holds the files
+    drawn from since it was last emptied."""
 
     def __init__(self, files: list[Path], seed: int = 0) -> None:
         self.cutouts = []
         for f in files:
             rgba = cv2.imread(str(f), cv2.IMREAD_UNCHANGED)
             if rgba is not None and rgba.ndim == 3 and rgba.shape[2] == 4:
-                self.cutouts.append((rgba, *_fit_alpha(rgba[..., 3])))
+                self.cutouts.append((f, rgba, *_fit_alpha(rgba[..., 3])))
         if not self.cutouts:
             raise ValueError("no RGBA tile cut-outs to draw tiles with")
         self.rng = np.random.default_rng(seed)
+        self.drawn: set[Path] = set()
 
     def __call__(self, number: int, face_up: bool, radius_px: float) -> np.ndarray:
         if not face_up:
             from tantrix_pi.simulator import tile_sprite
 
             return tile_sprite(number, False, radius_px, 0.23, 0)
-        rgba, centre, radius, angle = self.cutouts[int(self.rng.integers(len(self.cutouts)))]
+        file, rgba, centre, radius, angle = self.cutouts[int(self.rng.integers(len(self.cutouts)))]
+        self.drawn.add(file)
         half = int(math.ceil(radius_px)) + 2
         n = 2 * half + 1
         scale = radius_px / radius

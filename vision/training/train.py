@@ -7,16 +7,24 @@ degrees and maybe mirrors it (exact: the labels turn with it), changes its light
 noise), and minimises: binary cross-entropy on the face and the outline, CenterNet's focal loss on the
 centre heat map, L1 on the width code over tile faces, cross-entropy on what covers the table. The learning
 rate follows a cosine over the time budget. The export takes any input whose sides are multiples of 16.
+
+What the run saw is written next to the ONNX file (OUT.manifest.json: every shard with its sha256 and the
+pictures its crops were cut from, the run's settings), and that file's sha256 goes into the ONNX file's
+metadata as `training_manifest_sha256`.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import math
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import onnx
 import torch
 import torch.nn.functional as F
 
@@ -25,11 +33,27 @@ from tantrix_pi.vision.training.model import TileNet
 
 BATCH = 16
 LEARNING_RATE = 3e-3
+MANIFEST_KEY = "training_manifest_sha256"
+"""The ONNX metadata key holding the sha256 of the training's manifest."""
 
 
-def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    parts = [np.load(p) for p in paths]
-    return tuple(np.concatenate([d[k] for d in parts]) for k in ("image", "masks", "maps"))
+def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    """The shards' crops (image, masks, maps) and what each shard is: file, sha256, crops, the pictures it records.
+    ValueError for a shard that records no pictures (written before shards kept them)."""
+    parts, shards = [], []
+    for path in paths:
+        with np.load(path) as d:
+            if "pictures" not in d:
+                raise ValueError(f"{path}: the shard records no pictures; write it again with "
+                                 "tantrix_pi.vision.training.shards")
+            parts.append({k: d[k] for k in ("image", "masks", "maps")})
+            shards.append({"file": str(Path(path).resolve()), "sha256": _sha256(path),
+                           "crops": len(parts[-1]["image"]), "pictures": json.loads(str(d["pictures"]))})
+    return (*(np.concatenate([d[k] for d in parts]) for k in ("image", "masks", "maps")), shards)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def augment(x: torch.Tensor, masks: torch.Tensor, maps: torch.Tensor, g: torch.Generator):
@@ -70,7 +94,7 @@ def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Pa
           lr: float = LEARNING_RATE, log=print) -> TileNet:
     """Train for `minutes` (from the weights `init` when given: a longer run in stages) and export to `out`."""
     torch.manual_seed(seed)
-    images, masks, maps = load(shards)
+    images, masks, maps, seen = load(shards)
     log(f"{len(images)} crops from {len(shards)} shards")
     net = TileNet()
     if init is not None:
@@ -97,17 +121,27 @@ def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Pa
             log(f"step {step} {time.time() - start:.0f}s "
                 + " ".join(f"{k} {v:.3f}" for k, v in zip(parts, mean, strict=True)))
     net.eval()
-    export(net, out)
-    log(f"{step} steps; saved {out}")
+    written = out.with_suffix(".manifest.json")
+    written.write_text(json.dumps({
+        "format": "tantrix-pi-training-manifest/1", "torch": torch.__version__, "seed": seed, "lr": lr,
+        "minutes": minutes, "batch": BATCH, "steps": step,
+        "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init)},
+        "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
+    export(net, out, {MANIFEST_KEY: _sha256(written)})
+    log(f"{step} steps; saved {out} and {written.name}")
     return net
 
 
-def export(net: TileNet, out: Path) -> None:
-    """The network as ONNX (any input size, opset 17), with its weights beside it as .pt."""
+def export(net: TileNet, out: Path, metadata: dict[str, str]) -> None:
+    """The network as ONNX (any input size, opset 17) carrying `metadata`, with its weights beside it as .pt."""
     torch.save(net.state_dict(), out.with_suffix(".pt"))
     torch.onnx.export(net, torch.zeros(1, 3, 256, 256), str(out), opset_version=17, dynamo=False,
                       input_names=["image"], output_names=["maps"],
                       dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "half_height", 3: "half_width"}})
+    model = onnx.load(str(out))
+    for key, value in metadata.items():
+        model.metadata_props.add(key=key, value=value)
+    onnx.save(model, str(out))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,7 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=LEARNING_RATE, help="peak learning rate (default %(default)s)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
-    train(args.shards, args.out, args.minutes, args.seed, args.init, args.lr, log=lambda s: print(s, flush=True))
+    try:
+        train(args.shards, args.out, args.minutes, args.seed, args.init, args.lr, log=lambda s: print(s, flush=True))
+    except ValueError as e:
+        print(f"train: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
