@@ -380,8 +380,7 @@ class Game:
     def hand_size(self, player: str) -> int:
         """Tiles `player` holds once they have drawn: six, less one per placement made once no draw followed."""
         last_draw = bag_empty_at(len(self.players))
-        moves = self.moves
-        return HAND_SIZE - sum(1 for m in moves[last_draw:] if m.player == player)
+        return HAND_SIZE - sum(1 for m in self.moves[last_draw:] if m.player == player)
 
     def obligations(self, player: str) -> list[tuple[Placement, ForcedSpace]]:
         """Forced spaces `player` must fill now: one legal placement from their hand for each (hand known)."""

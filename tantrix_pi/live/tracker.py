@@ -195,9 +195,10 @@ class Tracker:
             cell = (p.q, p.r)
             found.add(cell)
             seen_frames[cell] += 1
-            tally = readings[cell].get((p.tile, p.rot))
+            key = (p.tile, p.rot)
+            tally = readings[cell].get(key)
             if tally is None:
-                tally = readings[cell][(p.tile, p.rot)] = Tally(p)
+                tally = readings[cell][key] = Tally(p)
             tally.weight += st.confidence
             tally.reads += 1
         cells = frozenset(found)
