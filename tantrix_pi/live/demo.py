@@ -250,7 +250,9 @@ class Demo:
         players' button presses go into `commands` (the loop's queue) when their scene has been shown."""
         shots = iter(self.shots())
         pending: deque = deque()
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        # a fresh interpreter, not a fork: a forked child inherits OpenCV's thread pool without its threads (and any
+        # lock another thread held), and hung in its first resize after the loop had run OpenCV on several threads
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             def submit() -> None:
                 shot = next(shots, None)
                 if shot is not None:
