@@ -227,8 +227,8 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
         if guess is not None:
             hx = Hexagon.of(guess[0], shape * (guess[1] / (math.sqrt(3) * math.sqrt(abs(np.linalg.det(shape))))))
             cells.append((cell, guess, hx))
-    face = shares(maps, [hx for *_, hx in cells], "face")
-    cover = shares(maps, [hx for *_, hx in cells], "cover")
+    hexes = [hx for *_, hx in cells]
+    face, cover = shares(maps, hexes, "face"), shares(maps, hexes, "cover")
     out = []
     for (cell, guess, hx), face_share, cover_share in zip(cells, face, cover, strict=True):
         there = [t for t in tiles if math.dist(guess[0], t.centre) < 0.5 * guess[1]]
