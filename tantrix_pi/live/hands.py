@@ -60,26 +60,39 @@ class HandWatch:
 
     def observe(self, det: Detection, size: tuple[int, int]) -> list[Sighting]:
         """One still frame's detection (frame `size`: width, height): the sightings that settled differently."""
-        polygons = {player: in_pixels(zone, size) for player, zone in self.zones.items()}
-        tiles: dict[str, set[int]] = {player: set() for player in polygons}
-        unclear = dict.fromkeys(polygons, 0)
-        for u in (*det.loose, *det.face_down, *det.unreadable):
-            player = next((p for p, polygon in polygons.items() if in_polygon(polygon, u.center_px)), None)
-            if player is None:
-                continue
-            if u.tile is not None and u in det.loose:
-                tiles[player].add(u.tile)
-            else:
-                unclear[player] += 1
+        readings = self._readings(det, size)
         out = []
-        for player in polygons:
-            reading = (frozenset(tiles[player]), unclear[player])
+        for player, reading in readings.items():
             self._streak[player] = self._streak.get(player, 0) + 1 if self._last.get(player) == reading else 1
             self._last[player] = reading
             if self._streak[player] >= self.stable_frames and self.said.get(player) != reading:
                 self.said[player] = reading
                 out.append(Sighting(player, reading[0], reading[1] == 0))
         return out
+
+    def _readings(self, det: Detection, size: tuple[int, int]) -> dict[str, tuple[frozenset[int], int]]:
+        """Each zone's reading of `det`: the tiles read in it and how many others lie there unread."""
+        polygons = {player: np.asarray(in_pixels(zone, size), np.float32).reshape(-1, 1, 2)
+                    for player, zone in self.zones.items()}
+        boxes = {player: (*polygon.min(axis=(0, 1)), *polygon.max(axis=(0, 1))) for player, polygon in polygons.items()}
+
+        def zone_of(u) -> str | None:
+            x, y = u.center_px
+            return next((p for p, (x0, y0, x1, y1) in boxes.items()
+                         if x0 <= x <= x1 and y0 <= y <= y1 and in_polygon(polygons[p], u.center_px)), None)
+
+        tiles: dict[str, set[int]] = {player: set() for player in polygons}
+        unclear = dict.fromkeys(polygons, 0)
+        for u in det.loose:
+            if (player := zone_of(u)) is not None:
+                if u.tile is not None:
+                    tiles[player].add(u.tile)
+                else:
+                    unclear[player] += 1
+        for u in (*det.face_down, *det.unreadable):
+            if (player := zone_of(u)) is not None:
+                unclear[player] += 1
+        return {player: (frozenset(tiles[player]), unclear[player]) for player in polygons}
 
 
 class SeatsError(TantrixError):

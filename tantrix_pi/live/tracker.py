@@ -222,7 +222,7 @@ class Tracker:
             self.occluded += 1
             return None
         self.occluded = 0
-        board, unsure = self._decide(cells)
+        best, unsure = self._decide(cells)
         unsure = sorted(set(unsure) | set(bad_cells))
         if (unsure or bad_px) and gone:
             return None  # tiles vanished and others read badly: a hand over the board, not a question to ask
@@ -233,15 +233,16 @@ class Tracker:
             self.announced_unsure = key
             return Unclear(unsure, bad_px)
         self.announced_unsure = ()
-        if board == self.committed:
+        if best == self.committed.occupied:
             return None
+        board = Board(best.values())
         commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit))
         self.committed = board
         self.moved_since_commit = False
         return commit
 
-    def _decide(self, cells: frozenset[Cell]) -> tuple[Board, list[Cell]]:
-        """The board the votes point to, and the cells whose reading is not sure enough."""
+    def _decide(self, cells: frozenset[Cell]) -> tuple[dict[Cell, Placement], list[Cell]]:
+        """The placements the votes point to, by cell, and the cells whose reading is not sure enough."""
         unsure = []
         best: dict[Cell, Placement] = {}
         support: dict[Cell, float] = {}
@@ -258,8 +259,7 @@ class Tracker:
             if len(tile_cells) > 1:  # one tile read in two cells: only the better-supported reading can be right
                 tile_cells.sort(key=lambda c: support[c], reverse=True)
                 unsure.extend(tile_cells[1:])
-        board = Board(p for c, p in best.items() if c not in unsure)
-        return board, unsure
+        return best, unsure
 
 
 def changes(old: Board, new: Board, moved: bool = True) -> list[Change]:
