@@ -193,7 +193,7 @@ def main() -> int:
         folder = args.frames or Path(tmp) / "frames"
         folder.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        worker = multiprocessing.get_context("fork").Process(target=write_frames, args=(demo, folder))
+        worker = multiprocessing.get_context("spawn").Process(target=write_frames, args=(demo, folder))
         worker.start()
         worker.join()
         render_s = time.perf_counter() - t0
