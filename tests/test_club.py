@@ -54,6 +54,26 @@ def test_an_announcement_had_already_is_dropped_and_a_new_stream_starts_afresh()
     assert club.table("t1").last["text"] == "new database"
 
 
+def test_numbers_skipped_between_announcements_are_said_missed_once_but_not_those_a_game_message_took(caplog):
+    club = Club()
+    game = json.dumps({"game": 1, "over": {"scores": {"R": 3}, "winners": ["R"]}, "record": {}}).encode()
+    with caplog.at_level(logging.WARNING, logger="tantrix_pi.club"):
+        club.receive("tantrix/t1/game/1", game, numbered("a", 40))  # retained, from before the club started
+        club.receive("tantrix/t1/event", event("first heard", 1), numbered("a", 57))  # a club started late: no gap
+        club.receive("tantrix/t1/event", event("next", 2), numbered("a", 58))
+        club.receive("tantrix/t1/game/2", game.replace(b'"game": 1', b'"game": 2'), numbered("a", 59))
+        club.receive("tantrix/t1/event", event("game 3 begins", 3), numbered("a", 60))  # 59 was the game's
+        club.receive("tantrix/t1/game/1", game, numbered("a", 40))  # the retained copy again, at a subscription
+        assert club.table("t1").missed == 0 and caplog.records == []
+        club.receive("tantrix/t1/event", event("after the drop", 4), numbered("a", 64))  # the broker dropped 61-63
+        assert not club.receive("tantrix/t1/event", event("next", 2), numbered("a", 58))  # a duplicate is no gap
+        club.receive("tantrix/t1/event", event("new database", 5), numbered("b", 9))  # a new stream: no gap
+    assert club.table("t1").missed == 3 and club.table("t1").events == 5
+    assert [r.getMessage() for r in caplog.records] == [
+        "club: table t1: 3 messages of its stream a between numbers 60 and 64 never came (the broker drops what it "
+        "keeps for the club past its max_queued_messages: raise it, docs/club.md)"]
+
+
 def test_a_finished_game_is_kept_by_its_number_whatever_came_before_it_and_once():
     club = Club()
     club.receive("tantrix/t1/event", event("game 2 begins", 5), numbered("a", 5))
@@ -152,6 +172,7 @@ def test_a_club_started_again_under_its_client_id_is_given_what_was_said_while_i
         assert club.said == [*away, "Game 2 over.", "back"]  # each once, in order
         assert sorted(club.table("t1").games) == [1, 2]  # game 1 from the broker's retained copy
         assert [(s.player, s.games) for s in club.standings()] == [("R", 2), ("B", 2)]
+        assert club.table("t1").missed == 0  # the kept session lost nothing: no gap said
     finally:
         if subscriber is not None:
             subscriber.stop()
@@ -301,6 +322,7 @@ def test_two_tables_through_a_broker_killed_mid_game_every_event_once_in_order_a
             assert json.loads(get(page + card["games"][0]["url"].lstrip("/"))) == t.stored().record(t.loop.game)
             assert card["message"] == json.loads(t.lines()[-1])["text"]
         shown_at_the_end(driver, tables)
+        assert "never came" not in (tmp_path / "club.log").read_text()  # the broker killed mid-game lost nothing
     finally:
         for t in tables:
             for go in t.go.values():

@@ -46,6 +46,11 @@ class Table:
     """Announcements had, each once."""
     seen: dict[str, int] = field(default_factory=dict)
     """The highest number had of each stream of its announcements."""
+    games_since: dict[str, set[int]] = field(default_factory=dict)
+    """The numbers of each stream's game messages had since its last announcement (a stream numbers both)."""
+    missed: int = 0
+    """Messages that never came: numbers between two announcements that no game message had either (the broker
+    dropped them, or the table's feed)."""
     games: dict[int, dict] = field(default_factory=dict)
     """Its finished games by number: {"game", "over": scores, winners, termination, "record"}."""
     version: int = 0
@@ -131,6 +136,7 @@ class Club:
         if what.startswith("game/"):
             message = json.loads(payload)
             game = int(message["game"])
+            self._game_numbered(table, properties)
             if table.games.get(game) == message:
                 return False
             table.games[game] = message
@@ -139,14 +145,30 @@ class Club:
 
     @staticmethod
     def _had(table: Table, properties: dict[str, str]) -> bool:
-        """Whether a numbered announcement was had already (marking it had when not)."""
+        """Whether a numbered announcement was had already (marking it had when not); numbers skipped since the last
+        one that no game message took are said missed."""
         stream, seq = properties.get("stream"), properties.get("seq")
         if stream is None or seq is None or not seq.isdigit():
             return False  # not numbered: taken as it comes
-        if int(seq) <= table.seen.get(stream, 0):
+        n, had = int(seq), table.seen.get(stream)
+        if had is not None and n <= had:
             return True
-        table.seen[stream] = int(seq)
+        games = table.games_since.pop(stream, set())
+        if had is not None and (gap := n - had - 1 - sum(had < k < n for k in games)) > 0:
+            table.missed += gap
+            log.warning("club: table %s: %d messages of its stream %s between numbers %d and %d never came (the broker "
+                        "drops what it keeps for the club past its max_queued_messages: raise it, docs/club.md)",
+                        table.name, gap, stream, had, n)
+        table.seen[stream] = n
         return False
+
+    @staticmethod
+    def _game_numbered(table: Table, properties: dict[str, str]) -> None:
+        """Note a game message's number, if it is newer than the stream's last announcement (a retained copy the
+        broker sends again is older)."""
+        stream, seq = properties.get("stream"), properties.get("seq")
+        if stream is not None and seq is not None and seq.isdigit() and int(seq) > table.seen.get(stream, 0):
+            table.games_since.setdefault(stream, set()).add(int(seq))
 
     def _changed(self, name: str | None) -> None:
         if self.on_change is not None:
@@ -162,6 +184,7 @@ class Club:
         with self._lock:
             t = self._tables.get(name)
             return None if t is None else Table(t.name, t.state, t.flag, t.heard, t.last, t.events, dict(t.seen),
+                                                {k: set(v) for k, v in t.games_since.items()}, t.missed,
                                                 dict(t.games), t.version)
 
     def online(self, table: Table) -> bool:
