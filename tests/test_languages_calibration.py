@@ -41,6 +41,10 @@ def photos(tmp_path_factory):
     cv2.imwrite(str(d / "tiny.png"), np.zeros((8, 8, 3), np.uint8))
     cv2.imwrite(str(d / "strip.png"), np.random.default_rng(1).integers(0, 255, (40, 400, 3), dtype=np.uint8))
     cv2.imwrite(str(d / "noise.png"), np.random.default_rng(0).integers(0, 255, (120, 160, 3), dtype=np.uint8))
+    # a smooth picture without the board: no marker candidates at all (in noise ArUco weighs ~540 of them against
+    # each of the seven dictionaries it tries, ~5 s a photo, which tests/test_cli_bad_input.py pays once)
+    cv2.imwrite(str(d / "blank.png"), np.broadcast_to(np.linspace(40, 220, 160, dtype=np.uint8)[None, :, None],
+                                                      (120, 160, 3)).copy())
     return d
 
 
@@ -111,14 +115,14 @@ def test_a_board_too_small_to_print_is_refused_in_the_language(lang, capsys, tmp
 
 @pytest.mark.parametrize("lang", ["es", "cs", "pl", "hu"])
 def test_too_few_lens_views_are_refused_in_the_language_with_the_count_in_its_plural(lang, photos, capsys, tmp_path):
-    noise = str(photos / "noise.png")
-    assert main(["--lang", lang, "calibrate", "camera", noise, "--calibration", str(tmp_path / "p.toml")]) == 2
+    blank = str(photos / "blank.png")
+    assert main(["--lang", lang, "calibrate", "camera", blank, "--calibration", str(tmp_path / "p.toml")]) == 2
     ours = words(lang)
     why = ours.gettext("board not found: {why}").format(
         why=ours.gettext("no ArUco markers at all: is the board in view, lit and in focus?"))
     line = ours.ngettext("{n} usable view, at least {need} needed ({why}): take more photos of the board at different "
                          "angles", "{n} usable views, at least {need} needed ({why}): take more photos of the board at "
-                         "different angles", 0).format(n=0, need=6, why=f"{noise}: {why}")
+                         "different angles", 0).format(n=0, need=6, why=f"{blank}: {why}")
     assert said(capsys) == f"tantrix-pi: {line}\n"
     assert "usable view" not in line and "board not found" not in line and not (tmp_path / "p.toml").exists()
 
