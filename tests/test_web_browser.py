@@ -1,5 +1,6 @@
 """The table's web page in a real browser (Debian's chromium through chromium-driver, driven by selenium),
-served by `tantrix-pi demo --web` while the bundled game replays.
+served by `tantrix-pi demo --web` while the bundled game replays; the same run publishes the game to a broker
+(`--mqtt`, Debian's mosquitto), which one test checks beside the page (one replay of the whole game for both).
 
 The rulings, the moves, sharing, languages and the page's options are tried on the bundled game stopped with
 its illegal tile on the table (`web_fakes`: hand-made frames through the live loop).
@@ -23,15 +24,16 @@ import time
 import urllib.request
 from pathlib import Path
 
+import broker as mqtt
 import cv2
 import pytest
 
 from tantrix_pi.simulator import PLAIN, legal_board, render
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-pytestmark = pytest.mark.skipif(not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
-                                reason="Debian's chromium and chromium-driver are not installed "
-                                       "(./run.sh test installs them)")
+needs_chromium = pytest.mark.skipif(not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
+                                    reason="Debian's chromium and chromium-driver are not installed "
+                                           "(./run.sh test installs them)")
 PHONE, DESKTOP = (390, 844), (1280, 900)
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -73,13 +75,26 @@ def wait_for(condition, timeout: float = 60.0, step: float = 0.2):
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """`tantrix-pi demo --web PORT` running: (base URL, its log file, the pairing code)."""
+def demo_feed(tmp_path_factory):
+    """A broker and a listener on it for the demo to publish to, as table t9; None without mosquitto."""
+    if not os.access(mqtt.MOSQUITTO, os.X_OK):
+        yield None
+        return
+    b = mqtt.Mosquitto(tmp_path_factory.mktemp("broker")).start()
+    yield b, mqtt.Listener(b.url)
+    b.stop()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, demo_feed):
+    """`tantrix-pi demo --web PORT` running, publishing to `demo_feed`'s broker as table t9 when there is one: (base
+    URL, its log file, the pairing code)."""
     tmp = tmp_path_factory.mktemp("demo")
     port = free_port()
     log = (tmp / "demo.log").open("w")
+    feed = [] if demo_feed is None else ["--mqtt", demo_feed[0].url, "--table", "t9"]
     proc = subprocess.Popen([sys.executable, "-m", "tantrix_pi", "demo", "--out", str(tmp / "out"), "--web", str(port),
-                             "--fps", "20"], stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+                             "--fps", "20", *feed], stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
     url = f"http://localhost:{port}/"
 
     def up():
@@ -110,6 +125,7 @@ def shown(driver) -> tuple[list[tuple[int, int, int, int]], dict[str, str]]:
     return sorted(map(tuple, tiles)), scores
 
 
+@needs_chromium
 def test_the_live_page_shows_the_replayed_game_as_it_progresses_to_its_end(demo):
     url, log, _ = demo
     phone = browser(PHONE)
@@ -157,6 +173,7 @@ def test_the_live_page_shows_the_replayed_game_as_it_progresses_to_its_end(demo)
         phone.quit()
 
 
+@needs_chromium
 def test_a_photo_checked_in_the_browser_gets_the_verdict(demo, tmp_path):
     url, _, _ = demo
     image, _ = render(legal_board(6, seed=5), seed=5, size=(800, 600), tile_px=70.0, yaw_deg=8.0, **PLAIN)
@@ -192,6 +209,7 @@ def test_a_photo_checked_in_the_browser_gets_the_verdict(demo, tmp_path):
     assert winner_line.endswith(" and ".join(w.capitalize() for w in cli["winners"]) + ".")
 
 
+@needs_chromium
 def test_control_without_pairing_is_refused_and_pairing_is_needed_first(demo):
     url, _, code = demo
     driver = browser(PHONE)
@@ -212,6 +230,7 @@ def test_control_without_pairing_is_refused_and_pairing_is_needed_first(demo):
         driver.quit()
 
 
+@needs_chromium
 def test_the_replay_slider_shows_the_board_at_every_step(demo):
     url, _, _ = demo
     wait_for(lambda: api(url + "api/state")["over"], 240)
@@ -233,6 +252,23 @@ def test_the_replay_slider_shows_the_board_at_every_step(demo):
         assert events == steps[1]["events"] and events[0].endswith(".")
     finally:
         driver.quit()
+
+
+@mqtt.needs_mosquitto
+def test_the_demo_plays_its_game_into_the_broker_as_the_table_named(demo, demo_feed):
+    """(The demo's exit code and its verdict, all placements recognised, are the `demo` fixture's last checks.)"""
+    _, log, _ = demo
+    _, listener = demo_feed
+    wait_for(lambda: "the page stays at" in log.read_text(), 240)  # the game over, its events all written
+    assert "as table t9" in log.read_text()
+    lines = (log.parent / "out" / "events.jsonl").read_text().splitlines()
+    got = mqtt.wait_for(lambda: (m := listener.once("tantrix/t9/event")) and len(m) >= len(lines) and m, 30,
+                        what="the demo's announcements")
+    assert [m.payload.decode() for m in got] == lines and len(lines) > 20
+    mqtt.wait_for(lambda: [m.payload for m in listener.on("tantrix/t9/online")][-1:] == [b"0"], 10,
+                  what="online 0: it said goodbye as its game ended")
+    state = json.loads(listener.on("tantrix/t9/state")[-1].payload)
+    assert state["over"] and state["scores"] == json.loads(lines[-1])["data"]["scores"]
 
 
 def shown_in(driver, where: str) -> list:
@@ -259,6 +295,7 @@ def ruled(tmp_path_factory):
     server.stop()
 
 
+@needs_chromium
 def test_an_illegal_tile_is_unmistakable_on_the_first_screen_of_a_phone(ruled):
     url, state = ruled
     phone = browser(PHONE)
@@ -283,6 +320,7 @@ def test_an_illegal_tile_is_unmistakable_on_the_first_screen_of_a_phone(ruled):
         phone.quit()
 
 
+@needs_chromium
 def test_a_fill_owed_and_whose_turn_it_is_show_on_the_board_live_and_in_the_replay(tmp_path):
     """The View's `to_move` and `must_fill` and the `must_fill` announcement (docs/live.md), as the referee makes
     them: the banner, the space owed outlined, the player to move, and the banner gone once it is filled."""
@@ -337,6 +375,7 @@ def banner_text(space: dict) -> str:
     return f"Yellow must fill forced space {space['letter']} first."
 
 
+@needs_chromium
 def test_labels_letters_and_the_cells_an_announcement_names(ruled):
     url, state = ruled
     driver = browser(DESKTOP)
@@ -360,6 +399,7 @@ def test_labels_letters_and_the_cells_an_announcement_names(ruled):
         driver.quit()
 
 
+@needs_chromium
 def test_the_moves_lead_into_the_replay_which_keeps_its_step_in_the_address(ruled):
     url, state = ruled
     driver = browser(DESKTOP)
@@ -396,6 +436,7 @@ def test_the_moves_lead_into_the_replay_which_keeps_its_step_in_the_address(rule
         driver.quit()
 
 
+@needs_chromium
 def test_a_phone_reads_the_page_in_its_language_with_its_times(ruled):
     url, _ = ruled
     driver = browser(PHONE)
@@ -413,6 +454,7 @@ def test_a_phone_reads_the_page_in_its_language_with_its_times(ruled):
         driver.quit()
 
 
+@needs_chromium
 def test_hidden_means_hidden(ruled):
     url, _ = ruled
     driver = browser(PHONE)
@@ -429,6 +471,7 @@ def test_hidden_means_hidden(ruled):
         driver.quit()
 
 
+@needs_chromium
 def test_the_qr_code_reads_as_the_pages_address_and_the_big_screen_fills_the_screen(ruled, tmp_path):
     import numpy as np
 
@@ -449,6 +492,7 @@ def test_the_qr_code_reads_as_the_pages_address_and_the_big_screen_fills_the_scr
         driver.quit()
 
 
+@needs_chromium
 def test_the_score_boxes_read_at_4_5_to_1(ruled):
     url, _ = ruled
     driver = browser(DESKTOP)
