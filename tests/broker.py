@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-needs_mosquitto = pytest.mark.skipif(not os.access(MOSQUITTO, os.X_OK),
+HAVE_MOSQUITTO = os.access(MOSQUITTO, os.X_OK)
+needs_mosquitto = pytest.mark.skipif(not HAVE_MOSQUITTO,
                                      reason="Debian's mosquitto is not installed (.ci/run, ./run.sh test install it)")
 
 

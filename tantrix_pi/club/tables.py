@@ -66,6 +66,12 @@ class Table:
         return self.last
 
 
+def _numbered(properties: dict[str, str]) -> tuple[str, int] | None:
+    """A message's stream and number (its MQTT v5 user properties), None when it carries none."""
+    stream, seq = properties.get("stream"), properties.get("seq")
+    return None if stream is None or seq is None or not seq.isdigit() else (stream, int(seq))
+
+
 @dataclass(frozen=True)
 class Standing:
     """One player's line in the standings: a seat of a table (the referee knows players by colour)."""
@@ -147,10 +153,11 @@ class Club:
     def _had(table: Table, properties: dict[str, str]) -> bool:
         """Whether a numbered announcement was had already (marking it had when not); numbers skipped since the last
         one that no game message took are said missed."""
-        stream, seq = properties.get("stream"), properties.get("seq")
-        if stream is None or seq is None or not seq.isdigit():
+        numbered = _numbered(properties)
+        if numbered is None:
             return False  # not numbered: taken as it comes
-        n, had = int(seq), table.seen.get(stream)
+        stream, n = numbered
+        had = table.seen.get(stream)
         if had is not None and n <= had:
             return True
         games = table.games_since.pop(stream, set())
@@ -166,9 +173,9 @@ class Club:
     def _game_numbered(table: Table, properties: dict[str, str]) -> None:
         """Note a game message's number, if it is newer than the stream's last announcement (a retained copy the
         broker sends again is older)."""
-        stream, seq = properties.get("stream"), properties.get("seq")
-        if stream is not None and seq is not None and seq.isdigit() and int(seq) > table.seen.get(stream, 0):
-            table.games_since.setdefault(stream, set()).add(int(seq))
+        numbered = _numbered(properties)
+        if numbered is not None and numbered[1] > table.seen.get(numbered[0], 0):
+            table.games_since.setdefault(numbered[0], set()).add(numbered[1])
 
     def _changed(self, name: str | None) -> None:
         if self.on_change is not None:
