@@ -3,6 +3,7 @@ two tables playing, the broker killed and started again mid-game, the club's pag
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -267,7 +268,7 @@ def test_two_tables_through_a_broker_killed_mid_game_every_event_once_in_order_a
     wait_for(lambda: (club_state() or {}).get("connected"), 30, what="the club connected")
     assert "as the-club (p5, c0," in broker.log.read_text()  # under its name, asking the broker to keep its session
     tables = [Table(name, tmp_path / name, broker.url, stops=(150, 300)) for name in ("t1", "t2")]
-    driver = None
+    browsers = contextlib.ExitStack()
     try:
         wait_for(lambda: all(t.stopped[150].is_set() for t in tables), 60, what="both tables at frame 150")
         for t in tables:  # everything said so far is out
@@ -275,7 +276,7 @@ def test_two_tables_through_a_broker_killed_mid_game_every_event_once_in_order_a
                      what=f"{t.name}'s first announcements")
         wait_for(lambda: sorted(c["name"] for c in (club_state() or {}).get("tables", []) if c["online"] and c["tiles"])
                  == ["t1", "t2"], 30, what="both tables online with tiles on the club's page")
-        driver = browser(DESKTOP)
+        driver = browsers.enter_context(browser(DESKTOP))
         driver.get(page)
         shown_online(driver, tables)
         broker.kill()  # mid-game: the tables go on, their announcements wait
@@ -326,8 +327,7 @@ def test_two_tables_through_a_broker_killed_mid_game_every_event_once_in_order_a
         for t in tables:
             for go in t.go.values():
                 go.set()
-        if driver is not None:
-            driver.quit()
+        browsers.close()
         club.terminate()
         club.wait(20)
         club_log.close()

@@ -41,16 +41,22 @@ FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "-
 """No network beyond the page: this machine's closed network refuses Chromium's background connections."""
 
 
+@contextlib.contextmanager
 def browser(size):
+    """A chromium of that window size on a profile of its own, quit and its profile removed after the block."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}"):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(DRIVER), options=options)
+    with tempfile.TemporaryDirectory(prefix="chromium-", ignore_cleanup_errors=True) as profile:
+        for flag in (*FLAGS, f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}"):
+            options.add_argument(flag)
+        driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
 
 
 def free_port() -> int:
@@ -128,8 +134,7 @@ def shown(driver) -> tuple[list[tuple[int, int, int, int]], dict[str, str]]:
 @needs_chromium
 def test_the_live_page_shows_the_replayed_game_as_it_progresses_to_its_end(demo):
     url, log, _ = demo
-    phone = browser(PHONE)
-    try:
+    with browser(PHONE) as phone:
         phone.get(url)
         counts, score_values = [], set()
         end = time.monotonic() + 240
@@ -162,15 +167,10 @@ def test_the_live_page_shows_the_replayed_game_as_it_progresses_to_its_end(demo)
             Path(keep).mkdir(parents=True, exist_ok=True)
             phone.set_window_size(PHONE[0], 2200)
             phone.save_screenshot(str(Path(keep) / "web-phone.png"))
-            desktop = browser(DESKTOP)
-            try:
+            with browser(DESKTOP) as desktop:
                 desktop.get(url)
                 wait_for(lambda: len(shown(desktop)[0]) == 56, 10)
                 desktop.save_screenshot(str(Path(keep) / "web-desktop.png"))
-            finally:
-                desktop.quit()
-    finally:
-        phone.quit()
 
 
 @needs_chromium
@@ -181,8 +181,7 @@ def test_a_photo_checked_in_the_browser_gets_the_verdict(demo, tmp_path):
     cv2.imwrite(str(photo), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     from tantrix_pi.cli import main
 
-    driver = browser(PHONE)
-    try:
+    with browser(PHONE) as driver:
         driver.get(url)
         driver.find_element("css selector", "#check-form input[type=file]").send_keys(str(photo))
         for box in driver.find_elements("css selector", "#check-form input[name=player]"):
@@ -197,8 +196,6 @@ def test_a_photo_checked_in_the_browser_gets_the_verdict(demo, tmp_path):
         overlay = driver.find_element("css selector", "#check-result img")
         assert overlay.get_attribute("src").startswith("data:image/jpeg")
         winner_line = result[0].text
-    finally:
-        driver.quit()
     out = tmp_path / "cli.json"
     with open(out, "w") as f, contextlib.redirect_stdout(f):
         assert main(["score", str(photo), "--players", "red,green", "--json"]) == 0
@@ -212,8 +209,7 @@ def test_a_photo_checked_in_the_browser_gets_the_verdict(demo, tmp_path):
 @needs_chromium
 def test_control_without_pairing_is_refused_and_pairing_is_needed_first(demo):
     url, _, code = demo
-    driver = browser(PHONE)
-    try:
+    with browser(PHONE) as driver:
         driver.get(url)
         before = api(url + "api/state")["game"]
         driver.find_element("css selector", "button[data-action=end-turn]").click()
@@ -226,16 +222,13 @@ def test_control_without_pairing_is_refused_and_pairing_is_needed_first(demo):
         driver.find_element("css selector", "button[data-action=end-turn]").click()
         wait_for(lambda: result.get_attribute("data-status") == "409", 10)  # paired; the demo has nothing to run
         assert "demo" in result.text and api(url + "api/state")["game"] == before
-    finally:
-        driver.quit()
 
 
 @needs_chromium
 def test_the_replay_slider_shows_the_board_at_every_step(demo):
     url, _, _ = demo
     wait_for(lambda: api(url + "api/state")["over"], 240)
-    driver = browser(DESKTOP)
-    try:
+    with browser(DESKTOP) as driver:
         driver.get(url + "replay")
         state = api(url + "api/state")
         steps = api(url + f"api/games/{state['game']}/steps")["steps"]
@@ -250,8 +243,6 @@ def test_the_replay_slider_shows_the_board_at_every_step(demo):
         wait_for(lambda: len(shown_in(driver, "#replay-board")) == 1, 10)
         events = [e.text for e in driver.find_elements("css selector", "#step-events li")]
         assert events == steps[1]["events"] and events[0].endswith(".")
-    finally:
-        driver.quit()
 
 
 @mqtt.needs_mosquitto
@@ -298,8 +289,7 @@ def ruled(tmp_path_factory):
 @needs_chromium
 def test_an_illegal_tile_is_unmistakable_on_the_first_screen_of_a_phone(ruled):
     url, state = ruled
-    phone = browser(PHONE)
-    try:
+    with browser(PHONE) as phone:
         phone.get(url)
         banner = wait_for(lambda: phone.find_element("id", "board-ruling").is_displayed()
                           and phone.find_element("id", "board-ruling"))
@@ -316,8 +306,6 @@ def test_an_illegal_tile_is_unmistakable_on_the_first_screen_of_a_phone(ruled):
         if keep:
             Path(keep).mkdir(parents=True, exist_ok=True)
             phone.save_screenshot(str(Path(keep) / "web-illegal.png"))
-    finally:
-        phone.quit()
 
 
 @needs_chromium
@@ -345,8 +333,7 @@ def test_a_fill_owed_and_whose_turn_it_is_show_on_the_board_live_and_in_the_repl
     server = serve(hub, listen("127.0.0.1", 0), state_db=loop.store.path)
     url = f"http://127.0.0.1:{server.port}/"
     cell = (str(space["cell"][0]), str(space["cell"][1]))
-    driver = browser(PHONE)
-    try:
+    with browser(PHONE) as driver:
         driver.get(url)
         banner = driver.find_element("id", "board-ruling")
         assert banner.is_displayed() and banner.text == banner_text(space)
@@ -366,8 +353,6 @@ def test_a_fill_owed_and_whose_turn_it_is_show_on_the_board_live_and_in_the_repl
         assert driver.find_element("id", "replay-board-ruling").text == banner_text(space)
         marked = driver.find_elements("css selector", "#replay-board polygon.owed")
         assert [(m.get_attribute("data-q"), m.get_attribute("data-r")) for m in marked] == [cell]
-    finally:
-        driver.quit()
         server.stop()
 
 
@@ -378,8 +363,7 @@ def banner_text(space: dict) -> str:
 @needs_chromium
 def test_labels_letters_and_the_cells_an_announcement_names(ruled):
     url, state = ruled
-    driver = browser(DESKTOP)
-    try:
+    with browser(DESKTOP) as driver:
         driver.get(url)
         tiles = len(state["board"]["tiles"])
         driver.find_element("css selector", "input.show-labels").click()
@@ -395,15 +379,12 @@ def test_labels_letters_and_the_cells_an_announcement_names(ruled):
         assert named == cells
         driver.refresh()  # the options are kept
         assert len(driver.find_elements("css selector", "#board g.letters text")) == 3 * tiles
-    finally:
-        driver.quit()
 
 
 @needs_chromium
 def test_the_moves_lead_into_the_replay_which_keeps_its_step_in_the_address(ruled):
     url, state = ruled
-    driver = browser(DESKTOP)
-    try:
+    with browser(DESKTOP) as driver:
         driver.get(url)
         wait_for(lambda: "lost" not in driver.find_element("id", "link").get_attribute("class")
                  and driver.find_element("id", "link").text == "Live")
@@ -432,15 +413,12 @@ def test_the_moves_lead_into_the_replay_which_keeps_its_step_in_the_address(rule
         assert play.text == "Pause"
         wait_for(lambda: f"step={len(steps['steps']) - 1}" in driver.current_url and play.text == "Play")
         assert driver.find_elements("css selector", "#replay-board g.tile.illegal")
-    finally:
-        driver.quit()
 
 
 @needs_chromium
 def test_a_phone_reads_the_page_in_its_language_with_its_times(ruled):
     url, _ = ruled
-    driver = browser(PHONE)
-    try:
+    with browser(PHONE) as driver:
         driver.get(url + "?lang=cs")
         assert driver.find_element("tag name", "html").get_attribute("lang") == "cs"
         times = wait_for(lambda: [t.text for t in driver.find_elements("css selector", "#events time")])
@@ -450,15 +428,12 @@ def test_a_phone_reads_the_page_in_its_language_with_its_times(ruled):
         assert driver.find_element("css selector", "#check-players input[value=Y]").is_selected()  # the game's
         driver.get(url)  # the choice is kept
         assert driver.find_element("tag name", "html").get_attribute("lang") == "cs"
-    finally:
-        driver.quit()
 
 
 @needs_chromium
 def test_hidden_means_hidden(ruled):
     url, _ = ruled
-    driver = browser(PHONE)
-    try:
+    with browser(PHONE) as driver:
         driver.get(url)
         assert not driver.find_element("id", "seen-img").is_displayed() and not picture_fetched(driver)
         from selenium.webdriver.support.ui import Select
@@ -467,8 +442,6 @@ def test_hidden_means_hidden(ruled):
         assert not driver.find_element("id", "check-players").is_displayed()
         Select(driver.find_element("id", "check-what")).select_by_value("score")
         assert driver.find_element("id", "check-players").is_displayed()
-    finally:
-        driver.quit()
 
 
 @needs_chromium
@@ -476,8 +449,7 @@ def test_the_qr_code_reads_as_the_pages_address_and_the_big_screen_fills_the_scr
     import numpy as np
 
     url, _ = ruled
-    driver = browser((1920, 1080))
-    try:
+    with browser((1920, 1080)) as driver:
         for page in ("", "tv"):
             driver.get(url + page)
             share = driver.find_element("css selector", "[data-qr]")
@@ -488,21 +460,16 @@ def test_the_qr_code_reads_as_the_pages_address_and_the_big_screen_fills_the_scr
         board = driver.find_element("css selector", "#board svg").rect
         assert board["height"] > 800 and board["width"] > 800  # the old page drew it 700 px wide here
         assert driver.find_element("css selector", "[data-score-colour]").value_of_css_property("font-size") >= "30px"
-    finally:
-        driver.quit()
 
 
 @needs_chromium
 def test_the_score_boxes_read_at_4_5_to_1(ruled):
     url, _ = ruled
-    driver = browser(DESKTOP)
-    try:
+    with browser(DESKTOP) as driver:
         driver.get(url)
         pairs = driver.execute_script(
             "return [...document.querySelectorAll('.score')].map(e => [getComputedStyle(e).color, "
             "getComputedStyle(e).backgroundColor])")
-    finally:
-        driver.quit()
 
     def luminance(css):
         values = [int(v) / 255 for v in re.findall(r"\d+", css)[:3]]
