@@ -11,7 +11,6 @@ import argparse
 import importlib
 import json
 import os
-import pkgutil
 import sys
 
 from tantrix_pi import __version__, commands, i18n
@@ -41,27 +40,42 @@ class Cli:
         self.commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
         self._groups: dict[str, argparse._SubParsersAction] = {}
 
-    def command(self, name: str, help: str, handler, parent=None) -> argparse.ArgumentParser:
-        """Add a sub-command (to `parent`, a group, or the top level) whose `handler(args) -> int` runs it."""
-        p = (parent or self.commands).add_parser(name, help=help, description=help)
+    def command(self, name: str, help: str, handler, parent) -> argparse.ArgumentParser:
+        """Add a sub-command to `parent` (a group) whose `handler(args) -> int` runs it."""
+        p = parent.add_parser(name, help=help, description=help)
         p.set_defaults(handler=handler)
         return p
 
-    def group(self, name: str, help: str) -> argparse._SubParsersAction:
-        """The sub-commands of `tantrix-pi NAME ...`, created on first use."""
+    def top(self, name: str, handler) -> argparse.ArgumentParser:
+        """Add the top-level command `name` (its help from `commands.COMMANDS`) whose `handler(args) -> int` runs it."""
+        p = self.outline(name)
+        p.set_defaults(handler=handler)
+        return p
+
+    def group(self, name: str) -> argparse._SubParsersAction:
+        """The sub-commands of `tantrix-pi NAME ...` (its help from `commands.COMMANDS`), created on first use."""
         if name not in self._groups:
-            p = self.commands.add_parser(name, help=help, description=help)
-            self._groups[name] = p.add_subparsers(dest=f"{name}_command", metavar="COMMAND", required=True)
+            self._groups[name] = self.outline(name).add_subparsers(dest=f"{name}_command", metavar="COMMAND",
+                                                                   required=True)
         return self._groups[name]
+
+    def outline(self, name: str) -> argparse.ArgumentParser:
+        """The top-level command `name` with its line of help and nothing else yet."""
+        help = _(commands.COMMANDS[name].help)
+        return self.commands.add_parser(name, help=help, description=help)
 
 
 def build(command: str | None = None) -> Cli:
-    """The parser of the top-level `command`'s modules (`commands.MODULES`), or of every command (None, or a
-    name that is none: its error lists them all)."""
+    """The parser of the top-level `command`, from the modules that add it (`commands.COMMANDS`); for None, or a
+    name that is none, every command as its line of help only (what `--help` and the error list), importing none."""
     cli = Cli()
-    names = commands.MODULES.get(command) or [m.name for m in pkgutil.iter_modules(commands.__path__)]
-    for name in names:
-        importlib.import_module(f"{commands.__name__}.{name}").register(cli)
+    known = commands.COMMANDS.get(command)
+    if known is None:
+        for name in commands.COMMANDS:
+            cli.outline(name)
+    else:
+        for module in known.modules:
+            importlib.import_module(f"{commands.__name__}.{module}").register(cli)
     return cli
 
 

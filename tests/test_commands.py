@@ -1,5 +1,7 @@
 import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,19 +153,33 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, text):
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("tantrix-pi: ")
 
 
-def test_each_top_level_command_is_built_from_the_modules_that_add_it():
+def test_each_top_level_command_is_built_from_the_modules_that_add_it_and_listed_without_them():
     import pkgutil
 
     from tantrix_pi import commands
     from tantrix_pi.cli import Cli, build
 
     adds: dict[str, list[str]] = {}
+    every = Cli()
     for module in pkgutil.iter_modules(commands.__path__):
         cli = Cli()
         importlib.import_module(f"tantrix_pi.commands.{module.name}").register(cli)
+        importlib.import_module(f"tantrix_pi.commands.{module.name}").register(every)
         for name in cli.commands.choices:
             adds.setdefault(name, []).append(module.name)
-    assert {name: tuple(m) for name, m in adds.items()} == commands.MODULES
-    every = build().commands.choices
-    for name in commands.MODULES:  # each command's own parser is the whole parser's, sub-commands and all
-        assert build(name).commands.choices[name].format_help() == every[name].format_help()
+    assert {name: tuple(m) for name, m in adds.items()} == {name: c.modules for name, c in commands.COMMANDS.items()}
+    listed = build().commands.choices
+    assert list(listed) == list(commands.COMMANDS)
+    for name in commands.COMMANDS:  # each command's own parser is the whole parser's, sub-commands and all
+        built = build(name).commands.choices[name]
+        assert built.format_help() == every.commands.choices[name].format_help()
+        assert built.description == listed[name].description
+
+
+def test_the_list_of_commands_and_a_usage_error_import_no_command_module():
+    code = ("import sys\nfrom tantrix_pi.cli import main\nfor argv in (['--help'], [], ['nonsense']):\n"
+            "    assert main(argv) in (0, 2)\n"
+            "print(sorted(m for m in sys.modules if m.startswith('tantrix_pi.commands.') or m in ('cv2', 'numpy')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert "Look at a board file (tantrix-board/1), check it, score it." in done.stdout  # the list, with its help

@@ -24,7 +24,7 @@ from tantrix_pi.tiles import ALL_NUMBERS
 
 
 def register(cli) -> None:
-    board = cli.group("board", _("Look at a board file (tantrix-board/1), check it, score it."))
+    board = cli.group("board")
     p = cli.command("show", _("Print a board as text and optionally draw it to a PNG."), show, board)
     p.add_argument("file", help=_("a tantrix-board/1 file"))
     p.add_argument("--png", metavar="OUT", help=_("also draw the board (forced spaces lettered) to this PNG"))

@@ -272,7 +272,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def register(cli) -> None:
     """Add `tantrix-pi calibrate board|camera|...`."""
-    group = cli.group("calibrate", _("Measure the camera, the table plane and the colours once per set-up."))
+    group = cli.group("calibrate")
 
     p = cli.command("board", _("Write a printable ChArUco board at exact scale (and its JSON beside it)."), cmd_board,
                     parent=group)

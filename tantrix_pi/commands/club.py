@@ -12,8 +12,7 @@ from tantrix_pi.i18n import _
 
 
 def register(cli) -> None:
-    p = cli.command("club", _("Follow every table on the club's MQTT broker and serve the club's page: a card per "
-                              "table, the standings, each finished game's record."), cmd_club)
+    p = cli.top("club", cmd_club)
     p.add_argument("--mqtt", required=True, type=broker_url, metavar="URL",
                    help=_("the club's broker: mqtt://HOST:1883 or mqtts://USER:PASSWORD@HOST:8883"))
     p.add_argument("--web", type=_port, default=8090, metavar="PORT", help=_("serve the page on PORT (8090)"))

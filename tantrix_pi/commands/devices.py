@@ -23,7 +23,7 @@ def sample() -> Screen:
 
 def register(cli) -> None:
     """Add `devices check`."""
-    group = cli.group("devices", _("Try the appliance's display, buttons and voice."))
+    group = cli.group("devices")
     p = cli.command("check", _("Show a test frame, print button presses, say a sentence."), check, parent=group)
     p.add_argument("--display", metavar="SPEC",
                    help=_("ssd1306, sh1106, st7789, ili9341, png:DIR or none (default: no display)"))

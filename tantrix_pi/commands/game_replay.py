@@ -12,7 +12,7 @@ from tantrix_pi.record import ReplayError, load, replay_events
 
 
 def register(cli) -> None:
-    group = cli.group("game", _("Games of 2-4 players: records and replays."))
+    group = cli.group("game")
     p = cli.command("replay", _("Check a game record (tantrix-game/1) move by move, announcing as a referee would."),
                     replay, group)
     p.add_argument("record", help=_("a tantrix-game/1 record (docs/game-record.md)"))

@@ -20,9 +20,9 @@ log = logging.getLogger("tantrix_pi.live")
 
 
 def register(cli) -> None:
-    p = cli.command("run", _("Watch the table through the camera and referee the game (the service)."), cmd_run)
+    p = cli.top("run", cmd_run)
     p.add_argument("--config", metavar="FILE", help=_("TOML configuration (default: every default; docs/config.md)"))
-    p = cli.command("demo", _("Replay the bundled recording of a 2-player game through the live referee."), cmd_demo)
+    p = cli.top("demo", cmd_demo)
     p.add_argument("--out", default="demo-out", metavar="DIR",
                    help=_("where to write frames, GIF, events (demo-out)"))
     p.add_argument("--web", nargs="?", type=_port, const=8080, metavar="PORT",
@@ -34,7 +34,7 @@ def register(cli) -> None:
                    help=_("publish the game to the club's MQTT broker at URL (mqtt://HOST:1883; docs/club.md)"))
     p.add_argument("--table", type=table_name, default="demo", metavar="NAME",
                    help=_("the table's name on the club's page, with --mqtt (demo)"))
-    game = cli.group("game", _("Games of 2-4 players: records and replays."))
+    game = cli.group("game")
     p = cli.command("export", _("Write the current (or last) game's record, as `game replay` reads it."), cmd_export,
                     parent=game)
     p.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))

@@ -11,7 +11,7 @@ from tantrix_pi.puzzles import PUZZLE_HELP, puzzle
 
 
 def register(cli) -> None:
-    group = cli.group("puzzle", _("Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire."))
+    group = cli.group("puzzle")
     p = cli.command("check", _("Check a board against a puzzle's goal; name every reason it is not solved."),
                     check, group)
     p.add_argument("file", help=_("a tantrix-board/1 file"))

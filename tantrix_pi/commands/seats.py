@@ -16,7 +16,7 @@ class ConfigWriteError(TantrixError):
 
 
 def register(cli) -> None:
-    group = cli.group("calibrate", _("Measure the camera, the table plane and the colours once per set-up."))
+    group = cli.group("calibrate")
     p = cli.command("hands", _("Find each player's hand zone in a photo of the table with every hand laid out, and "
                                "write it to the config's [seats]."), cmd_hands, parent=group)
     p.add_argument("image", metavar="PHOTO", help=_("a photo from the referee's camera: each player's six tiles face "

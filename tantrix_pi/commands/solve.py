@@ -19,7 +19,7 @@ PUZZLE_HELP = N_("discovery:N (3..30, optionally discovery:N:COLOUR), rainbow:gr
 
 
 def register(cli) -> None:
-    group = cli.group("puzzle", _("Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire."))
+    group = cli.group("puzzle")
     p = cli.command("solve", _("Solve a puzzle hole-free: one solution as a board file, or count them all."),
                     solve_command, group)
     p.add_argument("--puzzle", required=True, metavar="NAME", help=_(PUZZLE_HELP))

@@ -14,15 +14,12 @@ from tantrix_pi.vision.verdict import Unsure, judgeable, overlay
 
 
 def register(cli) -> None:
-    p = cli.command("detect", _("Read the board in a photo of the table (tiles, turns, confidence)."),
-                    run_detect)
+    p = cli.top("detect", run_detect)
     _photo_args(p)
-    p = cli.command("check", _("Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3)."),
-                    run_check)
+    p = cli.top("check", run_check)
     _photo_args(p)
     p.add_argument("--puzzle", required=True, metavar="SPEC", help=_(PUZZLE_HELP))
-    p = cli.command("score", _("End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3)."),
-                    run_score)
+    p = cli.top("score", run_score)
     _photo_args(p)
     p.add_argument("--players", metavar="COLOURS", help=_("player colours, e.g. red,blue (default: all four)"))
 
