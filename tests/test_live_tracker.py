@@ -1,7 +1,8 @@
 from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
-from tantrix_pi.live.tracker import Commit, Tracker, Unclear, register
+from tantrix_pi.live.tracker import OCCLUSION_PATIENCE, Commit, Tracker, Unclear, register
+from tantrix_pi.vision.detection import COVERED, Detection, Unread
 
 ONE = B((1, 0, 0, 0))
 TWO = B((1, 0, 0, 0), (2, 1, 0, 3))
@@ -124,3 +125,24 @@ def test_register_prefers_identity_on_ties_and_finds_turns():
     moved = list(TWO.transformed(4, 2, -3))
     k, dq, dr = register(TWO, moved)
     assert TWO == type(TWO)(p.transformed(k, dq, dr) for p in moved)
+
+
+def test_a_cover_beside_the_board_holds_a_placement_only_while_the_picture_shows_something_there():
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+
+    def covered() -> Detection:  # the third tile laid, and the detector's cover map on the empty cell (1, 1)
+        det = seen(three)
+        det.unreadable.append(Unread((900.0, 700.0), COVERED, cell=(1, 1)))
+        return det
+
+    def commits(changed: float | None, frames: int) -> list:
+        t = Tracker(TWO, stable_frames=2)
+        return [r for r in (t.observe(covered(), changed) for _ in range(frames)) if isinstance(r, Commit)]
+
+    # the picture near the board changed by the tile laid and little more: nothing new lies over the cell, so the
+    # cover (a dark table's grain, say) holds nothing back
+    [c] = commits(1.0, 3)
+    assert c.board == three and [ch.kind for ch in c.changes] == ["placed"]
+    # a hand's worth of change, or no measure of it: held while the cover stays, up to OCCLUSION_PATIENCE frames
+    assert commits(9.0, OCCLUSION_PATIENCE) == [] and commits(None, OCCLUSION_PATIENCE) == []
+    assert len(commits(None, OCCLUSION_PATIENCE + 3)) == 1

@@ -216,9 +216,12 @@ class Tracker:
             self.occluded += 1
             return None
         bad_cells, bad_px, covered = unreadable_cells(det, self.transform)
-        if covered and (gone or self.occluded < OCCLUSION_PATIENCE):
+        if covered and (gone or (changed_tiles is None and self.occluded < OCCLUSION_PATIENCE)):
             # a hand (or a cup) lies over cells of the board: tiles under it are not gone, and what it
-            # hides is not a question to ask; after a long while, a thing left beside the board is ignored
+            # hides is not a question to ask; after a long while, a thing left beside the board is ignored.
+            # With no tile gone and the picture no more changed than the tiles laid explain, nothing new lies
+            # there: the cover is the detector's alone (a dark table's grain under a warm lamp), and waiting on
+            # it would hold back every placement meanwhile
             self.occluded += 1
             return None
         self.occluded = 0
