@@ -80,6 +80,14 @@ def wait_for(condition, timeout: float = 60.0, step: float = 0.2):
     raise AssertionError(f"not within {timeout} s")
 
 
+def live_page(driver, url: str) -> None:
+    """Open the live page and wait until its script has drawn the state it came with (on a loaded machine the
+    driver can hand back the page before that)."""
+    driver.get(url)
+    wait_for(lambda: driver.execute_script("return document.readyState === 'complete' && typeof current === 'object' "
+                                           "&& document.getElementById('scores').childElementCount > 0"), 30)
+
+
 @pytest.fixture(scope="module")
 def demo_feed(tmp_path_factory):
     """A broker and a listener on it for the demo to publish to, as table t9; None without mosquitto."""
@@ -334,7 +342,7 @@ def test_a_fill_owed_and_whose_turn_it_is_show_on_the_board_live_and_in_the_repl
     url = f"http://127.0.0.1:{server.port}/"
     cell = (str(space["cell"][0]), str(space["cell"][1]))
     with browser(PHONE) as driver:
-        driver.get(url)
+        live_page(driver, url)
         banner = driver.find_element("id", "board-ruling")
         assert banner.is_displayed() and banner.text == banner_text(space)
         marked = driver.find_elements("css selector", "#board polygon.owed")
@@ -364,7 +372,7 @@ def banner_text(space: dict) -> str:
 def test_labels_letters_and_the_cells_an_announcement_names(ruled):
     url, state = ruled
     with browser(DESKTOP) as driver:
-        driver.get(url)
+        live_page(driver, url)
         tiles = len(state["board"]["tiles"])
         driver.find_element("css selector", "input.show-labels").click()
         assert len(driver.find_elements("css selector", "#board g.labels text.tile-number")) == tiles
@@ -466,7 +474,7 @@ def test_the_qr_code_reads_as_the_pages_address_and_the_big_screen_fills_the_scr
 def test_the_score_boxes_read_at_4_5_to_1(ruled):
     url, _ = ruled
     with browser(DESKTOP) as driver:
-        driver.get(url)
+        live_page(driver, url)
         pairs = driver.execute_script(
             "return [...document.querySelectorAll('.score')].map(e => [getComputedStyle(e).color, "
             "getComputedStyle(e).backgroundColor])")
