@@ -7,6 +7,7 @@ still blue. The hue of each colour is then re-estimated from the photo itself (E
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -16,7 +17,6 @@ from tantrix_pi.tiles import COLOURS
 HUE_DEG = {"R": 28.0, "Y": 83.0, "G": 164.0, "B": 248.0}
 """Hue (degrees) of the four paints in the opponent plane of `features`, after white balance."""
 
-HUE_SIGMA_DEG = 12.0
 OUTLIER = 0.01
 """Probability mass kept for a reading that fits no colour (a reflection, a speck, a neighbour's band)."""
 
@@ -54,9 +54,10 @@ def features(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 class ColourModel:
-    """Hue of each colour and its spread; scores a reading as log-probabilities over R, Y, G, B."""
+    """Hue of each colour and its spread (`DecodeConfig.hue_sigma`); scores a reading as log-probabilities over
+    R, Y, G, B."""
 
-    def __init__(self, hues_deg: dict[str, float] | None = None, sigma_deg: float = HUE_SIGMA_DEG) -> None:
+    def __init__(self, sigma_deg: float, hues_deg: dict[str, float] | None = None) -> None:
         hues = hues_deg or HUE_DEG
         self.mu = np.radians([hues[c] for c in COLOURS])
         self.kappa = 1.0 / math.radians(sigma_deg) ** 2
@@ -70,8 +71,7 @@ class ColourModel:
 
     def adapted(self, hue: np.ndarray, labels: np.ndarray, weights: np.ndarray, prior: float = 4.0) -> ColourModel:
         """A model whose colour hues move to the circular mean of the readings labelled with them."""
-        out = ColourModel()
-        out.kappa = self.kappa
+        out = copy.copy(self)
         mu = self.mu.copy()
         for i in range(4):
             sel = labels == i
