@@ -170,8 +170,7 @@ def _turned(t: Seen, chroma: np.ndarray, angle: np.ndarray, cfg: FindConfig) -> 
     change = math.remainder(np.angle(z) / 6, math.pi / 3)  # in the hexagon's own frame the bands peak at 0, 60, ...
     if abs(math.degrees(change)) < cfg.band_turn_disagree:
         return t
-    r = np.array([[math.cos(change), -math.sin(change)], [math.sin(change), math.cos(change)]])
-    return replace(t, hexagon=hexagon.Hexagon.of(t.centre, t.hexagon.m @ r))
+    return replace(t, hexagon=hexagon.Hexagon.of(t.centre, t.hexagon.m @ hexagon.rotation(change)))
 
 
 def share(maps: list[Maps], hx: hexagon.Hexagon, layer: str) -> float:

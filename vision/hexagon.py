@@ -41,8 +41,7 @@ class Hexagon:
     @classmethod
     def regular(cls, centre, radius: float, angle_deg: float) -> Hexagon:
         """A regular hexagon of circumradius `radius` whose edge 1 (E) has its normal at `angle_deg`."""
-        a = math.radians(angle_deg)
-        m = radius * np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        m = radius * rotation(math.radians(angle_deg))
         return cls((float(centre[0]), float(centre[1])), _tuple(m))
 
     @classmethod
@@ -78,9 +77,13 @@ class Hexagon:
     def turned(self, k: int) -> Hexagon:
         """The same hexagon with its edges renumbered: edge d becomes edge d + k (a turn by k sixths of the
         unit hexagon, clockwise)."""
-        a = math.radians(-60.0 * k)
-        r = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        return Hexagon(self.centre, _tuple(self.m @ r))
+        return Hexagon(self.centre, _tuple(self.m @ rotation(math.radians(-60.0 * k))))
+
+
+def rotation(a: float) -> np.ndarray:
+    """The 2x2 matrix turning image offsets by `a` radians (clockwise on the screen: y points down)."""
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s], [s, c]])
 
 
 def _tuple(m: np.ndarray) -> tuple[tuple[float, float], tuple[float, float]]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from tantrix_pi.grid import SQRT3, Cell, cells_at, centres, distance, neighbour, opposite, turn
 from tantrix_pi.vision.config import GridConfig
-from tantrix_pi.vision.hexagon import Hexagon
+from tantrix_pi.vision.hexagon import Hexagon, rotation
 from tantrix_pi.vision.seen import Seen
 
 
@@ -128,8 +128,7 @@ def settle_turns(tiles: list[Seen], found: list[Link], cfg: GridConfig) -> list[
         own = math.radians(t.hexagon.angle)
         z = cfg.own_turn_weight * np.exp(6j * own) + np.exp(6j * np.array(a)).sum()
         change = math.remainder(np.angle(z) / 6 - own, math.pi / 3)
-        r = np.array([[math.cos(change), -math.sin(change)], [math.sin(change), math.cos(change)]])
-        out.append(replace(t, hexagon=Hexagon.of(t.centre, r @ t.hexagon.m)))
+        out.append(replace(t, hexagon=Hexagon.of(t.centre, rotation(change) @ t.hexagon.m)))
     return out
 
 
