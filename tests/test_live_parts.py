@@ -14,6 +14,7 @@ from tantrix_pi.devices.sources import (
     OpenCVSource,
     Pacer,
     Picamera2Source,
+    flicker_free,
     folder_source,
     video_source,
 )
@@ -140,12 +141,29 @@ def test_picamera2_settles_then_locks_exposure_and_white_balance(monkeypatch):
             return np.zeros((1520, 2028, 3), np.uint8)
 
     monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakeCam))
-    src = Picamera2Source(settle_s=0)
+    src = Picamera2Source(settle_s=0, mains_hz=0)
     src.open()
     assert calls["main"] == {"size": (2028, 1520), "format": "RGB888"}
     assert calls["controls"] == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12000,
                                  "AnalogueGain": 2.5, "ColourGains": (1.9, 1.4)}
     assert src.read().shape == (1520, 2028, 3)
+    Picamera2Source(settle_s=0).open()  # 50 Hz mains by default: 12 ms becomes one flicker period, 10 ms
+    assert calls["controls"]["ExposureTime"] == 10000 and calls["controls"]["AnalogueGain"] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("exposure, gain, hz, locked", [
+    (12000, 2.5, 50, (10000, 3.0)),        # the gain takes up what the rounding took off
+    (26000, 1.0, 50, (20000, 1.3)),
+    (26000, 1.0, 60, (25000, 26 / 25)),    # 8.3 ms periods
+    (14000, 1.0, 50, (10000, 1.4)),        # rounded down: the gain can only rise from 1
+    (16000, 1.0, 50, (10000, 1.6)),        # two periods would need a gain below 1
+    (4000, 1.5, 50, (4000, 1.5)),          # a very bright table: even one period would overexpose
+    (12000, 2.5, 0, (12000, 2.5)),
+])
+def test_the_locked_exposure_is_whole_flicker_periods_of_the_same_light(exposure, gain, hz, locked):
+    time_us, new_gain = flicker_free(exposure, gain, hz)
+    assert (time_us, new_gain) == (locked[0], pytest.approx(locked[1]))
+    assert time_us * new_gain == pytest.approx(exposure * gain) and new_gain >= min(1.0, gain)
 
 
 def test_pacer_spaces_frames_at_the_rate():

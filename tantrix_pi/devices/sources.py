@@ -75,17 +75,36 @@ class Pacer:
         self.next = now + self.period
 
 
+def flicker_free(exposure_us: float, gain: float, mains_hz: float) -> tuple[int, float]:
+    """An exposure time and analogue gain giving the same light as (`exposure_us`, `gain`) with the exposure a
+    whole number of the light's flicker periods (half the mains period: 10 ms at 50 Hz), so that lamps on the
+    mains make no bands; the gain takes up the difference. Unchanged when `mains_hz` is 0, or when even one
+    period at the lowest gain (1) would let in more light than auto exposure chose (a very bright table)."""
+    if not mains_hz:
+        return round(exposure_us), gain
+    period = 1e6 / (2 * mains_hz)
+    light = exposure_us * gain
+    periods = max(1, round(exposure_us / period))
+    while periods > 1 and light / (periods * period) < 1.0:
+        periods -= 1
+    if light / (periods * period) < 1.0:
+        return round(exposure_us), gain
+    return round(periods * period), light / (periods * period)
+
+
 class Picamera2Source(FrameSource):
     """The Raspberry Pi camera through picamera2 (imported only here), exposure and white balance locked.
 
     Auto exposure and white balance run for `settle_s`; their settled values are then fixed
-    (AeEnable/AwbEnable off) so that colours do not drift while a hand passes over the table.
+    (AeEnable/AwbEnable off) so that colours do not drift while a hand passes over the table, the exposure
+    rounded to whole flicker periods of lamps on `mains_hz` mains (`flicker_free`).
     """
 
     name = "picamera2"
 
-    def __init__(self, size: tuple[int, int] | None = None, settle_s: float = 2.0, camera_num: int = 0) -> None:
-        self.size, self.settle_s, self.camera_num = size, settle_s, camera_num
+    def __init__(self, size: tuple[int, int] | None = None, settle_s: float = 2.0, camera_num: int = 0,
+                 mains_hz: float = 50.0) -> None:
+        self.size, self.settle_s, self.camera_num, self.mains_hz = size, settle_s, camera_num, mains_hz
         self.cam = None
         self.locked: dict = {}
 
@@ -105,9 +124,11 @@ class Picamera2Source(FrameSource):
             time.sleep(self.settle_s)
             md = cam.capture_metadata()
             self.locked = {"AeEnable": False, "AwbEnable": False}
-            for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
-                if key in md:
-                    self.locked[key] = md[key]
+            if "ColourGains" in md:
+                self.locked["ColourGains"] = md["ColourGains"]
+            if "ExposureTime" in md and "AnalogueGain" in md:
+                self.locked["ExposureTime"], self.locked["AnalogueGain"] = flicker_free(
+                    md["ExposureTime"], md["AnalogueGain"], self.mains_hz)
             cam.set_controls(self.locked)
         except Exception as e:  # libcamera raises RuntimeError, IndexError (no camera), OSError ...
             raise CameraGone(_("Pi camera {number}: {error}").format(number=self.camera_num, error=e)) from None

@@ -96,6 +96,9 @@ class CameraConfig:
     """folder / video: replay rate; 0 as fast as the loop takes frames."""
     settle_s: float = key(2.0, lambda v: _num(v) and 0 <= v <= 30, N_("seconds 0..30"))
     """picamera2: seconds auto exposure and white balance run before they are locked."""
+    mains_hz: int = key(50, lambda v: _int(v) and v in (0, 50, 60), N_("50, 60 or 0"))
+    """picamera2: the mains frequency of the room's lamps; the exposure is locked to whole periods of their flicker
+    (0: as auto exposure left it)."""
 
 
 @dataclass(frozen=True)

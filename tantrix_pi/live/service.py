@@ -35,7 +35,7 @@ def make_source(cfg: Config) -> FrameSource:
     """The frame source the [camera] section names."""
     cam = cfg.camera
     if cam.source == "picamera2":
-        return Picamera2Source(cam.size, cam.settle_s)
+        return Picamera2Source(cam.size, cam.settle_s, mains_hz=cam.mains_hz)
     if cam.source == "opencv":
         return OpenCVSource(cam.device, cam.size)
     if cam.source == "folder":
