@@ -43,13 +43,13 @@ def signals():
     signal.signal(signal.SIGINT, before[1])
 
 
-def service_config(folder, state, fps: float = 0.0) -> str:
-    """A config for `run` on three photos of an empty table, its state in `state`."""
+def service_config(folder, state, fps: float = 0.0, photos: int = 3) -> str:
+    """A config for `run` on `photos` photos of an empty table, its state in `state`."""
     frames = folder / "frames"
     frames.mkdir(exist_ok=True)
     image = render(Board(), seed=1, size=(320, 240))[0]
-    for i in range(3):
-        cv2.imwrite(str(frames / f"{i}.png"), image)
+    for i in range(photos):
+        cv2.imwrite(str(frames / f"{i:02d}.png"), image)
     cfg = folder / "config.toml"
     cfg.write_text(f'[camera]\nsource = "folder"\npath = "{frames}"\nfps = {fps}\n[paths]\nstate_dir = "{state}"\n')
     cfg.chmod(0o644)
@@ -101,7 +101,7 @@ def test_game_export_reads_a_state_folder_it_cannot_write(shared, tmp_path):
 
 def test_a_second_run_on_the_same_state_folder_is_refused(tmp_path, capsys):
     state = tmp_path / "state"
-    config = service_config(tmp_path, state, fps=1.0)
+    config = service_config(tmp_path, state, fps=1.0, photos=60)  # a minute: still running when the second starts
     first = subprocess.Popen([sys.executable, "-m", "tantrix_pi", "run", "--config", config], text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
@@ -116,7 +116,9 @@ def test_a_second_run_on_the_same_state_folder_is_refused(tmp_path, capsys):
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=30)
     assert first.returncode == 0
-    assert main(["run", "--config", config]) == 0  # once the first has stopped, the folder is free
+    again = tmp_path / "again"
+    again.mkdir()
+    assert main(["run", "--config", service_config(again, state)]) == 0  # once the first has stopped, it is free
 
 
 class FillingDisk(FrameSource):
