@@ -374,6 +374,8 @@ def _table_and_tiles(rng, *, kind, laid, radius, board_to_img, size, sprites, le
         poly = lens.distort(to_image(board_to_img @ pose(t.angle, t.x + off[0], t.y + off[1]),
                                      corners((0, 0), radius)))
         poly /= LIGHT_STEP
+        if not np.isfinite(poly).all() or np.abs(poly).max() > 4 * max(shadow.shape):
+            continue  # a loose tile near the horizon of a steep camera: far outside the photo, its shadow too
         cv2.fillPoly(shadow, [np.round(poly * 4).astype(np.int32)], 255, cv2.LINE_AA, 2)
     shadow = cv2.GaussianBlur(shadow, (0, 0), max(0.7, 0.1 * radius / LIGHT_STEP)).astype(np.float32) / 255.0
 
