@@ -1,4 +1,4 @@
-"""The shipped tile network: it loads through cv2.dnn, says what it said when it was shipped, and its maps
+"""The shipped tile network: it loads through onnxruntime, says what it said when it was shipped, and its maps
 lead back to the right photo pixels."""
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def test_the_sets_kept_for_measuring_are_refused_to_the_training(tmp_path, capsy
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                     reason="the train extra (torch) is not installed: pip install -e '.[train]'")
-def test_a_short_training_run_exports_a_model_cv2_can_run_and_what_it_saw(tmp_path):
+def test_a_short_training_run_exports_a_model_the_detector_can_run_and_what_it_saw(tmp_path):
     import onnx
 
     from tantrix_pi.vision.network import CHANNELS, TileNetwork
