@@ -89,6 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     if not named.held_out:
         print(f"locked: {named.split} seed {named.seed} is not in HELD_OUT_RENDERS: hold it out first", file=sys.stderr)
         return 2
+    generator = sorted(args.generator.glob("*.py"))
+    if not generator:
+        print(f"locked: {args.generator}: no generator files to fingerprint (--generator)", file=sys.stderr)
+        return 2
+    listed = files(args.folder)
     blender = shutil.which("blender") and subprocess.run(["blender", "--version"], capture_output=True,
                                                          text=True).stdout.splitlines()
     lock = {"format": "tantrix-pi-locked-set/1", "label": LABEL, "split": named.split, "seed": named.seed,
@@ -97,9 +102,9 @@ def main(argv: list[str] | None = None) -> int:
                                  "opencv": cv2.__version__},
             "rendered": {"date": datetime.date.today().isoformat(),
                          "render_minutes": round(sum(json.loads((args.folder / f["truth"]).read_text())["render"]
-                                                     ["render_seconds"] for f in files(args.folder)) / 60, 1)},
-            "generator_sha256": {p.name: _sha256(p.read_bytes()) for p in sorted(args.generator.glob("*.py"))},
-            "files": files(args.folder), "scored": []}
+                                                     ["render_seconds"] for f in listed) / 60, 1)},
+            "generator_sha256": {p.name: _sha256(p.read_bytes()) for p in generator},
+            "files": listed, "scored": []}
     out = LOCKED / f"{named.split}-{named.seed}.json"
     if out.exists():
         before = json.loads(out.read_text())
