@@ -79,6 +79,7 @@ from tantrix_pi.live.service import make_detector  # noqa: E402
 from tantrix_pi.live.sinks import MemorySink  # noqa: E402
 from tantrix_pi.live.store import Store  # noqa: E402
 from tantrix_pi.live.tracker import REMOVAL_EXTRA, apply, apply_cell, register  # noqa: E402
+from tantrix_pi.simulator.tables import TABLES  # noqa: E402
 from tantrix_pi.vision import photo  # noqa: E402
 
 STILL, HAND = 5, 2
@@ -151,7 +152,7 @@ def main() -> int:
     ap.add_argument("--tile-px", type=float, help="tile width across flats (default: 110, or what fits)")
     ap.add_argument("--frames", type=Path, help="keep the photos in this folder")
     ap.add_argument("--events", action="store_true", help="list every event about a tile, with its frame and scene")
-    ap.add_argument("--table", help="the simulator's table to play on (default: the recording's)")
+    ap.add_argument("--table", choices=TABLES, help="the simulator's table to play on (default: the recording's)")
     ap.add_argument("--light-k", type=float, help="colour temperature of the light")
     ap.add_argument("--awb", type=float, help="share of the light's cast the camera's white balance removes")
     ap.add_argument("--exposure", type=float, help="light level (1: as recorded; 0.5 a dim room)")
