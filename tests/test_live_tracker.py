@@ -2,7 +2,7 @@ from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
 from tantrix_pi.live.tracker import OCCLUSION_PATIENCE, Commit, Tracker, Unclear, register
-from tantrix_pi.vision.detection import COVERED, Detection, Unread
+from tantrix_pi.vision.detection import COVERED, CUT, EDGE, Detection, Unread
 
 ONE = B((1, 0, 0, 0))
 TWO = B((1, 0, 0, 0), (2, 1, 0, 3))
@@ -146,3 +146,22 @@ def test_a_cover_beside_the_board_holds_a_placement_only_while_the_picture_shows
     # a hand's worth of change, or no measure of it: held while the cover stays, up to OCCLUSION_PATIENCE frames
     assert commits(9.0, OCCLUSION_PATIENCE) == [] and commits(None, OCCLUSION_PATIENCE) == []
     assert len(commits(None, OCCLUSION_PATIENCE + 3)) == 1
+
+
+def test_the_frame_edge_next_to_the_board_holds_back_no_placement_but_a_tile_it_cuts_does():
+    # a board grown to the frame's edge: the empty cell beyond it is doubted (a puzzle photo gets no verdict), but
+    # the referee saw every tile laid, and asking about it held back every placement for the rest of the game
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+
+    def at_edge(reason: str) -> Detection:
+        det = seen(three)
+        det.unreadable.append(Unread((0.0, 700.0), reason, cell=(-1, 1)))
+        return det
+
+    t = Tracker(TWO, stable_frames=2)
+    [c] = feed(t, at_edge(EDGE), 3)
+    assert isinstance(c, Commit) and c.board == three and [ch.kind for ch in c.changes] == ["placed"]
+    # a tile in view that the frame cuts is the board's own: asked about, nothing committed past it
+    t = Tracker(TWO, stable_frames=2)
+    [u] = feed(t, at_edge(CUT), 3)
+    assert isinstance(u, Unclear) and u.cells == [(-1, 1)]

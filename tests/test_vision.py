@@ -278,5 +278,5 @@ def test_a_board_that_runs_out_of_the_photo_gives_no_verdict_even_when_every_til
                           **{**PLAIN, "noise": 1.0})
     det = detect(image)
     assert len(det.tiles) >= 4 and all(t.confidence >= CONFIDENT for t in det.tiles)
-    with pytest.raises(Unsure, match="cut by the frame edge"):
+    with pytest.raises(Unsure, match="frame edge"):  # a tile it cuts, or a cell beyond it where the board may go on
         judgeable(det, "board.png")

@@ -11,7 +11,7 @@ from tantrix_pi.simulator import legal_board
 from tantrix_pi.vision.assemble import assemble
 from tantrix_pi.vision.config import CONFIG
 from tantrix_pi.vision.decode import Reading
-from tantrix_pi.vision.detection import COVERED, CUT, GLARE, HIDDEN, MISSED, NO_BANDS, NOT_TILES
+from tantrix_pi.vision.detection import COVERED, CUT, EDGE, GLARE, HIDDEN, MISSED, NO_BANDS, NOT_TILES
 from tantrix_pi.vision.hexagon import Hexagon
 from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import Colours, Seen
@@ -141,3 +141,16 @@ def test_a_shape_at_the_frame_edge_apart_from_the_board_is_said_only_when_it_loo
     face[int(v) - 12:int(v) + 13, 0:int(u) + 13] = 1.0  # the network sees tile face there, not at the other
     det = assemble([*tiles, edge_tile, edge_junk], [maps], SHAPE, CONFIG)
     assert [(u.reason, u.center_px) for u in det.unreadable] == [(CUT, edge_tile.centre)]
+
+
+def test_cells_beyond_the_frame_edge_next_to_the_board_are_doubted_cut_when_tile_face_shows_there():
+    # the board laid against the left edge of the photo: its empty neighbours there lie partly outside the frame
+    tiles = board_tiles(BOARD, at=(60.0, 400.0))
+    det = assemble(tiles, no_maps(), SHAPE, CONFIG)
+    beyond = {u.cell: u.reason for u in det.unreadable}
+    assert beyond and set(beyond.values()) == {EDGE}  # nothing seen there: the board may go on, nothing more
+    face = np.zeros((400, 500), np.float32)
+    z = np.zeros_like(face)
+    face[:, :20] = 1.0  # the network sees tile face along the edge: a tile the frame cuts
+    det = assemble(tiles, [Maps(face, z, z, z, z, (0.5, 0.5), (0.0, 0.0))], SHAPE, CONFIG)
+    assert {u.cell: u.reason for u in det.unreadable if u.cell in beyond and u.reason == CUT}

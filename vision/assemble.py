@@ -21,6 +21,7 @@ from tantrix_pi.vision.detection import (
     CONFIDENT,
     COVERED,
     CUT,
+    EDGE,
     FACE_DOWN,
     FACE_DOWN_APART,
     GLARE,
@@ -213,8 +214,9 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
     """Empty cells next to the board where no tile was found, but the network sees tile face (a tile is there
     that it could not make out, or that the frame cuts: a hole there would be a wrong board; read in the
     `photo`, it may show a back: then it is face down, with its `back`) or something over them (a hand may
-    hide a tile there). A cell the photo's frame cuts is said to be cut whatever it shows: the board may go on
-    beyond the frame, and a verdict on the part in view may be wrong."""
+    hide a tile there). A cell the photo's frame cuts is doubted whatever it shows: the board may go on
+    beyond the frame, and a verdict on the part in view may be wrong (`CUT` when tile face shows in the part in
+    view, else `EDGE`: nothing is seen there, which a live referee that saw every tile laid need not ask about)."""
     if not board or not maps:
         return []
     taken = {t.cell for t in board}
@@ -246,7 +248,8 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
             if off:
                 reason = OFF_GRID
         elif not edges.in_frame(Seen(hx, 0.0, 0.0), frame, 1.0):
-            reason = CUT  # the board may go on beyond the photo's edge: what lies there is not seen
+            # the board may go on beyond the photo's edge: what lies there is not seen (a cut tile if its face shows)
+            reason = CUT if face_share >= cfg.grid.missing_face else EDGE
         elif face_share >= cfg.grid.missing_face:
             reason = MISSED if edges.in_frame(Seen(hx, 0.0, 0.0), frame, cfg.read.cut_margin) else CUT
             if reason == MISSED and photo is not None:

@@ -19,6 +19,7 @@ CONFIDENT = 0.8
 # Why something is unreadable, loose or face down (`Unread.reason`): the detector's English words, the same
 # in every language and marked for translation: shown as _(reason).
 CUT = N_("cut by the frame edge")
+EDGE = N_("the board may go on beyond the frame edge")
 HIDDEN = N_("partly hidden (a hand or something over it)")
 GLARE = N_("washed out by glare")
 NO_BANDS = N_("too few coloured bands seen (glare, shadow or covered)")

@@ -17,7 +17,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, cell_at, centre, turn
-from tantrix_pi.vision.detection import CONFIDENT, COVERED, Detection
+from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, Detection
 
 Transform = tuple[int, int, int]
 """(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
@@ -134,11 +134,12 @@ def unreadable_cells(det: Detection, t: Transform) -> tuple[list[Cell], list[tup
     """What the detector doubts on or next to the board, in committed coordinates: the cells it could not
     read (unreadable, face down), image positions of those it could not place when too few tiles were read
     to say, and the cells something lies over (a hand). Junk further out on the table is not the board's
-    business. The detector gives the cell; without one it is found through the pixel positions of the
-    tiles that were read."""
+    business, nor an empty cell beyond the frame's edge (`EDGE`). The detector gives the cell; without one it
+    is found through the pixel positions of the tiles that were read."""
     doubts = [d for d in det.doubts() if d.kind != "unsure"]  # unsure readings are weighed by the votes
     covered = sorted({apply_cell(t, d.cell) for d in doubts if d.detail == COVERED and d.cell is not None})
-    doubts = [d for d in doubts if d.detail != COVERED]
+    # beyond the frame edge nothing is seen: the game there is the one the referee watched being laid
+    doubts = [d for d in doubts if d.detail not in (COVERED, EDGE)]
     cells = [apply_cell(t, d.cell) for d in doubts if d.cell is not None]
     points = [d.center_px for d in doubts if d.cell is None]
     if points and len(det.tiles) < 3:
