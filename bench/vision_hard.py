@@ -4,7 +4,8 @@
 
 cut: a 20-tile legal board (tiles 80 px) whose middle lies at one edge of a 900x600 photo, each side in turn;
 the board tiles the frame cuts are grouped by how many of their six edges lie in view (the middle of each
-edge's colour window), and for each group: read right (number and turn), named "cut by the frame edge";
+edge's colour window), and for each group: read right (number and turn), named at the frame edge ("cut by the
+frame edge", or, with no tile face in view, "the board may go on beyond the frame edge");
 confident wrong readings are counted over all tiles, and the photos that leave no doubt (a verdict would be
 given on a board the frame cuts). oblique: a 24-tile board (tiles 110 px at the
 middle) under a camera tilted 0-45 degrees from straight down, towards two azimuths: one board exact, the board
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tantrix_pi.board import Board  # noqa: E402
 from tantrix_pi.simulator import PLAIN, legal_board, render  # noqa: E402
 from tantrix_pi.vision import detect  # noqa: E402
-from tantrix_pi.vision.detection import CUT, OFF_GRID  # noqa: E402
+from tantrix_pi.vision.detection import CUT, EDGE, OFF_GRID  # noqa: E402
 from tantrix_pi.vision.evaluate import align, score  # noqa: E402
 
 CUT_SIZE = (900, 600)
@@ -69,7 +70,7 @@ def cut_rows(seeds: int) -> None:
             undoubted += not det.doubts()
             k, dq, dr = align([t.placement for t in det.tiles], Board.from_dict(truth["board"]))
             at = {(p := t.placement.transformed(k, dq, dr)).cell: p for t in det.tiles}
-            cuts = [u.center_px for u in det.unreadable if u.reason == CUT]
+            cuts = [u.center_px for u in det.unreadable if u.reason in (CUT, EDGE)]
             for t in (t for t in truth["tiles"] if t.get("on_board", True)):
                 name = edges_in_view(t, CUT_SIZE)
                 if name is None:
