@@ -3,6 +3,8 @@ reason, doubt is said only about the board's cells and the cells next to them, j
 
 from __future__ import annotations
 
+from itertools import product
+
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
@@ -154,3 +156,17 @@ def test_cells_beyond_the_frame_edge_next_to_the_board_are_doubted_cut_when_tile
     face[:, :20] = 1.0  # the network sees tile face along the edge: a tile the frame cuts
     det = assemble(tiles, [Maps(face, z, z, z, z, (0.5, 0.5), (0.0, 0.0))], SHAPE, CONFIG)
     assert {u.cell: u.reason for u in det.unreadable if u.cell in beyond and u.reason == CUT}
+
+
+def test_one_tile_laid_against_the_rule_on_a_small_board_is_a_violation_not_a_board_in_doubt():
+    # three tiles, and a fourth laid touching two of them, both edges wrong, read cleanly: its two edges were half
+    # of the board's four, so the whole board was doubted and the referee said "can't read" instead of "illegal"
+    three = Board(legal_board(3, seed=2))
+    cell = next(c for c in sorted(three.empty_neighbours()) if three.occupied_neighbours(c) == 2)
+    facing = three.facing(cell)
+    colours = next("".join(c) for c in product("RYGB", repeat=6)
+                   if all(f is None or c[d] != f for d, f in enumerate(facing)))
+    det = assemble([*board_tiles(three), seen(cell, reading=Reading(56, 0, 0.97, -0.1, colours))], no_maps(), SHAPE,
+                   CONFIG)
+    assert len(det.tiles) == 4 and all(t.confidence > 0.9 for t in det.tiles)
+    assert Placement(56, *cell, 0) in [t.placement for t in det.tiles]
