@@ -38,15 +38,18 @@ stored events (kind and data, never the words) against the script: every placeme
 placement too, announced `placed`, its data may say where it "was"), the phantom events (a placement, removal,
 restoration, move, turn, correction, "can't read" or refusal the script does not explain, an `illegal` for a
 legal placement), the placements credited to their player, the stored game against the recording (tile, cell,
-turn, player, legal), the final scores against the rules engine's on the recorded board, and a row per behaviour:
-what its scenes must be announced as (for a lamp, a cup or a resting hand also the next placement), what was said
-meanwhile, and whether that is all (the tile moved or turned also stored as its player's legal placement). Exit 1
-when a check fails, 2 on bad options.
+turn, player, legal; the moves of one turn in any order: tiles laid while a hand hid the board are seen together,
+in an order the pictures cannot tell, and a wrong order that made a move illegal shows as its flag), the final
+scores against the rules engine's on the recorded board, and a row per behaviour: what its scenes must be
+announced as (for a lamp, a cup or a resting hand also the next placement), what was said meanwhile, and whether
+that is all (the tile moved or turned also stored as its player's legal placement). Exit 1 when a check fails, 2
+on bad options.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import multiprocessing
 import resource
 import statistics
@@ -266,6 +269,14 @@ def main() -> int:
     return 0 if ok else 1
 
 
+def _turns(moves: list[tuple]) -> list[tuple]:
+    """(player, placement, legal) moves with each run of one player's moves sorted."""
+    out: list[tuple] = []
+    for _player, run in itertools.groupby(moves, key=lambda m: m[0]):
+        out += sorted(run, key=lambda m: (m[1].tile, m[1].q, m[1].r, m[1].rot, m[2]))
+    return out
+
+
 def timed(stored, sink: Timed) -> list[tuple[str, dict, int, float]]:
     """The stored events (kind, data: the machine truth), each with the frame and time it was announced at
     (-1 and nan for one never announced)."""
@@ -357,8 +368,9 @@ class Check:
         announced = [i for i in placing if i in self.matched]
         credited = [i for i in announced if self.events[self.matched[i]][1].get(
             "player", demo.movers[self.expected[i][1].move]) == demo.movers[self.expected[i][1].move]]
-        want = [(demo.movers[i], p, True) for i, p in enumerate(demo.moves)]
-        same = sum(a == b for a, b in zip(self.stored, want, strict=False))
+        want = _turns([(demo.movers[i], p, True) for i, p in enumerate(demo.moves)])
+        stored = _turns(self.stored)
+        same = sum(a == b for a, b in zip(stored, want, strict=False))
         scores = next((data["scores"] for kind, data, *_ in reversed(self.events) if kind == "scores"), None)
         engine = {c: s.score for c, s in scoring.scores(Board(demo.moves), self.players).items()}
         kinds: dict[str, int] = {}
@@ -392,6 +404,12 @@ class Check:
             print("\nphantom events:")
             for n in self.phantoms:
                 print(f"- {self.describe(n)}")
+        differ = [(n, got, exp) for n, (got, exp) in enumerate(zip(stored, want, strict=False)) if got != exp]
+        if differ:
+            print("\nstored game against the recording (move: stored, recorded as player, placement, legal):")
+            for n, got, exp in differ:
+                print(f"- move {n + 1}: {got[0]} {got[1]} {'legal' if got[2] else 'illegal'}; "
+                      f"{exp[0]} {exp[1]} {'legal' if exp[2] else 'illegal'}")
         return all(good for *_, good in rows)
 
     def _must_fills(self, placing: list[int]) -> list[tuple[str, str, str, bool]]:
