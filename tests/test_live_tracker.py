@@ -165,3 +165,8 @@ def test_the_frame_edge_next_to_the_board_holds_back_no_placement_but_a_tile_it_
     t = Tracker(TWO, stable_frames=2)
     [u] = feed(t, at_edge(CUT), 3)
     assert isinstance(u, Unclear) and u.cells == [(-1, 1)]
+    # a tile the referee holds there, now beyond the edge (the camera was knocked): not gone, nothing said
+    t = Tracker(three, stable_frames=2)
+    out_of_view = seen(TWO)
+    out_of_view.unreadable.append(Unread((0.0, 700.0), EDGE, cell=(0, 1)))
+    assert feed(t, out_of_view, 20) == [] and t.committed == three

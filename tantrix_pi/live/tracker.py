@@ -130,16 +130,19 @@ def apply(t: Transform, p: Placement) -> Placement:
     return p if t == IDENTITY else p.transformed(t[0], t[1], t[2])
 
 
-def unreadable_cells(det: Detection, t: Transform) -> tuple[list[Cell], list[tuple[float, float]], list[Cell]]:
+def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[list[Cell], list[tuple[float, float]],
+                                                                             list[Cell]]:
     """What the detector doubts on or next to the board, in committed coordinates: the cells it could not
     read (unreadable, face down), image positions of those it could not place when too few tiles were read
     to say, and the cells something lies over (a hand). Junk further out on the table is not the board's
-    business, nor an empty cell beyond the frame's edge (`EDGE`). The detector gives the cell; without one it
-    is found through the pixel positions of the tiles that were read."""
+    business, nor a cell beyond the frame's edge (`EDGE`) that holds no tile of the `committed` board. The detector
+    gives the cell; without one it is found through the pixel positions of the tiles that were read."""
     doubts = [d for d in det.doubts() if d.kind != "unsure"]  # unsure readings are weighed by the votes
     covered = sorted({apply_cell(t, d.cell) for d in doubts if d.detail == COVERED and d.cell is not None})
-    # beyond the frame edge nothing is seen: the game there is the one the referee watched being laid
-    doubts = [d for d in doubts if d.detail not in (COVERED, EDGE)]
+    # beyond the frame edge nothing is seen: the game there is the one the referee watched being laid (a tile it
+    # holds there is not gone: the camera or the board moved)
+    doubts = [d for d in doubts if d.detail != COVERED and not (d.detail == EDGE and d.cell is not None
+                                                                and apply_cell(t, d.cell) not in committed)]
     cells = [apply_cell(t, d.cell) for d in doubts if d.cell is not None]
     points = [d.center_px for d in doubts if d.cell is None]
     if points and len(det.tiles) < 3:
@@ -216,7 +219,7 @@ class Tracker:
             # it stays (a hand over the whole board hides every tile, and their doubts with them)
             self.occluded += 1
             return None
-        bad_cells, bad_px, covered = unreadable_cells(det, self.transform)
+        bad_cells, bad_px, covered = unreadable_cells(det, self.transform, self.committed)
         if covered and (gone or (changed_tiles is None and self.occluded < OCCLUSION_PATIENCE)):
             # a hand (or a cup) lies over cells of the board: tiles under it are not gone, and what it
             # hides is not a question to ask; after a long while, a thing left beside the board is ignored.
