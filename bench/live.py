@@ -273,7 +273,7 @@ def _turns(moves: list[tuple]) -> list[tuple]:
     """(player, placement, legal) moves with each run of one player's moves sorted."""
     out: list[tuple] = []
     for _player, run in itertools.groupby(moves, key=lambda m: m[0]):
-        out += sorted(run, key=lambda m: (m[1].tile, m[1].q, m[1].r, m[1].rot, m[2]))
+        out += sorted(run)  # Placement orders itself (tile, q, r, rot)
     return out
 
 
