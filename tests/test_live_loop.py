@@ -453,3 +453,25 @@ def test_a_stop_during_the_cameras_back_off_ends_the_wait(tmp_path):
     loop.run()
     waited_after_stop = clock[0] - 30.0
     assert loop.camera.wait == 8.0 and waited_after_stop <= 0.1, slept[-10:]
+
+
+@pytest.mark.parametrize("still_before_press", [1, 2])
+def test_an_end_of_turn_pressed_right_after_laying_waits_for_that_tile(tmp_path, still_before_press):
+    # red lays the first tile and presses at once: before the tile is committed (3 still frames), so judged at once
+    # it was refused ("has not made a free move yet") and yellow's tile was credited to red
+    from tantrix_pi.live.recording import Scene
+
+    first, second = B((GAME[0].tile, *GAME[0].cell, GAME[0].rot)), Board(GAME[:2])
+    scenes = [Scene(Board(), 3), Scene(first, 2, hand=True), Scene(first, still_before_press, press="end_turn"),
+              Scene(first, 6 - still_before_press), Scene(second, 2, hand=True), Scene(second, 5)]
+    store, sink = Store(tmp_path / "state.db"), MemorySink()
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
+                    sink)
+    loop.run()
+    assert [k for k in kinds(sink) if k in ("placed", "end_turn", "refused")] == ["placed", "end_turn", "placed"]
+    assert [m.player for m in store.moves(loop.game)] == ["R", "Y"]
+    # a press with no tile laid since the last commit is judged at once (here: refused, red has played nothing)
+    loop2 = LiveLoop(scene_source([Scene(Board(), 4, press="end_turn"), Scene(Board(), 1)], lambda: loop2.commands),
+                     detect_frame, Store(tmp_path / "other.db"), Setup("game", ["R", "Y"]), sink2 := MemorySink())
+    loop2.run()
+    assert [k for k in kinds(sink2) if k in ("placed", "end_turn", "refused")] == ["refused"]

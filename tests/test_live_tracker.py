@@ -170,3 +170,31 @@ def test_the_frame_edge_next_to_the_board_holds_back_no_placement_but_a_tile_it_
     out_of_view = seen(TWO)
     out_of_view.unreadable.append(Unread((0.0, 700.0), EDGE, cell=(0, 1)))
     assert feed(t, out_of_view, 20) == [] and t.committed == three
+
+
+def test_a_tile_laid_clear_of_a_hand_resting_on_the_board_is_committed_and_what_it_hides_stays():
+    # a hand rests over tile 2 for several turns; the next player lays tile 4 on the far side and ends the turn
+    # before the hand lifts: the tile must be committed in that turn, and tile 2 is not taken off for not being seen
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+    laid = B((1, 0, 0, 0), (3, 0, 1, 0), (4, -1, 1, 2))
+    four = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0), (4, -1, 1, 2))
+
+    def hand_over_tile_2(board) -> Detection:
+        det = seen(board)
+        det.unreadable.append(Unread((960.0, 600.0), COVERED, cell=(1, 0)))
+        return det
+
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    assert feed(t, hand_over_tile_2(B((1, 0, 0, 0), (3, 0, 1, 0))), 20) == []
+    t.motion()
+    [c] = feed(t, hand_over_tile_2(laid), 2)
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("placed", Placement(4, -1, 1, 2))]
+    assert t.committed == four
+    assert feed(t, hand_over_tile_2(laid), 20) == []
+    # what is laid under it, or a tile of the board laid elsewhere, waits for the hand to lift
+    t.motion()
+    assert feed(t, hand_over_tile_2(B((1, 0, 0, 0), (3, 0, 1, 0), (4, -1, 1, 2), (2, 1, -1, 3))), 20) == []
+    assert t.committed == four
+    t.motion()
+    assert feed(t, seen(four), 5) == [] and t.committed == four

@@ -51,6 +51,12 @@ IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "s
              "corrected", "to_play", "forced")
 """Event kinds in the order the screen's message line prefers them."""
 
+PRESS_PATIENCE = 12
+"""Frames an end-of-turn press waits while a tile the camera saw laid is not committed yet (a press right after laying
+it: the tile is the presser's, and their turn is not refused for a move not yet judged); after that the press is
+judged on what is known. A press while a hand still moves over the table is judged at once: that hand may be the next
+player's."""
+
 
 @dataclass
 class Stats:
@@ -112,6 +118,9 @@ class LiveLoop:
         self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game),
                                self.store.state(self.game), ends, hands_in_view=self.hands is not None)
         self.tracker = Tracker(board, self.seen_when.stable_frames, self.seen_when.min_confidence)
+        self.held_presses = self.held_steps = 0
+        """End-of-turn presses waiting for a tile laid before them to be committed (`PRESS_PATIENCE`), and for how many
+        frames; a new game drops them."""
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
         self.reference_area: np.ndarray | None = None
@@ -147,6 +156,9 @@ class LiveLoop:
                     self._say(self.jobs.hint(self.referee.setup.puzzle, self.referee.board.copy()))
                 return
             case EndTurn():
+                if self.held_presses or self.tracker.pending:
+                    self.held_presses += 1
+                    return
                 out = self.referee.end_turn()
             case Undo():
                 out = self.referee.undo()
@@ -155,11 +167,26 @@ class LiveLoop:
             case _:
                 log.warning("unknown command %r", cmd)
                 return
+        self._ruled(out)
+
+    def _ruled(self, out: Ruling) -> None:
+        """A button's ruling: stored when it ends a turn or starts a game, and said."""
         stored = [e for e in out.events if e.kind in ("end_turn", "new_game")]
         if stored:
             state = self.referee.state()
             self._save(lambda game=self.game: self.store.log_events(game, stored, state))
         self._say(out.events, out)
+
+    def _release_presses(self) -> None:
+        """Judge the held end-of-turn presses once the tiles laid before them are committed, or waited long enough."""
+        if not self.held_presses:
+            return
+        self.held_steps += 1
+        if self.tracker.pending and self.held_steps <= PRESS_PATIENCE:
+            return
+        presses, self.held_presses, self.held_steps = self.held_presses, 0, 0
+        for _press in range(presses):
+            self._ruled(self.referee.end_turn())
 
     def _new_game(self, setup: Setup) -> Ruling:
         """Start a new game, unless the running one cannot be saved: it is not given up for one that cannot be."""
@@ -247,6 +274,7 @@ class LiveLoop:
             self._button(self.buttons.get_nowait())
         while not self.commands.empty():
             self._command(self.commands.get_nowait())
+        self._release_presses()
         if self.saves.due():
             self._say(self.saves.flush(), Ruling())
         if not self.camera.up:

@@ -169,6 +169,8 @@ class Tracker:
         self._reset_window()
         self.announced_unsure: tuple = ()
         self.occluded = 0
+        self.in_view: frozenset[Cell] = frozenset()
+        """The cells the latest detection read a tile on (motion does not clear it), in committed coordinates."""
 
     def _reset_window(self) -> None:
         self.readings: dict[Cell, dict[tuple[int, int], Tally]] = defaultdict(dict)
@@ -176,6 +178,12 @@ class Tracker:
         self.seen_frames: Counter[Cell] = Counter()
         self.streak = 0
         self.last_cells: frozenset[Cell] | None = None
+
+    @property
+    def pending(self) -> frozenset[Cell]:
+        """Cells the latest detection read a tile on that the committed board does not hold: laid, not committed yet
+        (or read too unsurely to be)."""
+        return self.in_view - self.committed.cells
 
     def motion(self) -> None:
         """Something moved over the table: the readings gathered so far no longer describe it."""
@@ -188,7 +196,8 @@ class Tracker:
 
         `changed_tiles`: how many tiles' worth of the picture differ from the last committed table (None:
         unknown). When far more of the picture changed than the changed cells explain, something (a hand,
-        an arm) rests over the board: nothing is committed or reported for up to OCCLUSION_PATIENCE frames.
+        an arm) rests over the board: nothing is committed or reported for up to OCCLUSION_PATIENCE frames; while it
+        hides committed tiles, for as long as it stays, but tiles laid clear of it are committed.
         """
         seen = [t.placement for t in det.tiles]
         self.transform = register(self.committed, seen)
@@ -205,27 +214,28 @@ class Tracker:
                 tally = readings[cell][key] = Tally(p)
             tally.weight += st.confidence
             tally.reads += 1
-        cells = frozenset(found)
+        cells = self.in_view = frozenset(found)
         self.streak = self.streak + 1 if cells == self.last_cells else 1
         self.last_cells = cells
         if self.streak < self.stable_frames:
             return None
         gone = self.committed.cells - cells
-        if gone and self.streak < self.stable_frames + REMOVAL_EXTRA:
-            return None  # tiles gone: a hand resting still could hide them, so wait longer
         explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
-        if changed_tiles is not None and changed_tiles > explained and (gone or self.occluded < OCCLUSION_PATIENCE):
-            # something lies over the board: say nothing, wait; while tiles are missing under it, for as long as
-            # it stays (a hand over the whole board hides every tile, and their doubts with them)
-            self.occluded += 1
-            return None
+        overlaid = changed_tiles is not None and changed_tiles > explained
         bad_cells, bad_px, covered = unreadable_cells(det, self.transform, self.committed)
-        if covered and (gone or (changed_tiles is None and self.occluded < OCCLUSION_PATIENCE)):
-            # a hand (or a cup) lies over cells of the board: tiles under it are not gone, and what it
-            # hides is not a question to ask; after a long while, a thing left beside the board is ignored.
-            # With no tile gone and the picture no more changed than the tiles laid explain, nothing new lies
-            # there: the cover is the detector's alone (a dark table's grain under a warm lamp), and waiting on
-            # it would hold back every placement meanwhile
+        if gone and (overlaid or covered):
+            # something lies over the board (a hand resting on it): the tiles under it are not gone, and what it
+            # hides is not a question to ask, for as long as it stays (a hand over the whole board hides every
+            # tile, and their doubts with them). Tiles laid clear of it meanwhile are the players' moves
+            self.occluded += 1
+            return self._commit_laid(cells, bad_cells, bad_px)
+        if gone and self.streak < self.stable_frames + REMOVAL_EXTRA:
+            # tiles gone: a hand resting still could hide them, so wait longer before believing it
+            return self._commit_laid(cells, bad_cells, bad_px)
+        if self.occluded < OCCLUSION_PATIENCE and (overlaid or (covered and changed_tiles is None)):
+            # after a long while, a thing left beside the board is ignored. With no tile gone and the picture no
+            # more changed than the tiles laid explain, nothing new lies there: the cover is the detector's alone
+            # (a dark table's grain under a warm lamp), and waiting on it would hold back every placement meanwhile
             self.occluded += 1
             return None
         self.occluded = 0
@@ -243,6 +253,23 @@ class Tracker:
         if best == self.committed.occupied:
             return None
         board = Board(best.values())
+        commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit))
+        self.committed = board
+        self.moved_since_commit = False
+        return commit
+
+    def _commit_laid(self, cells: frozenset[Cell], bad_cells: list[Cell], bad_px: list) -> Commit | None:
+        """While something covers committed tiles: the tiles laid clear of it, when every one reads surely and
+        none is a tile the board already holds (that one may be moved from under the cover)."""
+        laid = cells - self.committed.cells
+        if not laid or bad_px or laid & set(bad_cells):
+            return None
+        best, unsure = self._decide(laid)
+        if unsure or any(p.tile in self.committed.tiles for p in best.values()):
+            return None
+        board = self.committed.copy()
+        for p in best.values():
+            board.place(p)
         commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit))
         self.committed = board
         self.moved_since_commit = False
