@@ -1,7 +1,8 @@
 """The live loop on a photographed game: its speed (fps, latency, gate vs detector, RSS) and whether it got it right.
 
     ./run.sh python bench/live.py [--moves 24] [--all] [--moved [N]] [--turned [N]] [--lamp [N]] [--cup [N]]
-                                  [--rest [N]] [--players 2] [--hands [--skip [N]]] [--seed 23] [--table dark_wood]
+                                  [--rest [N]] [--quick-press] [--players 2] [--hands [--skip [N]]] [--seed 23]
+                                  [--table dark_wood]
                                   [--light-k 2700] [--awb 0.3] [--exposure 0.75] [--size 1640x1232]
                                   [--tile-px PX] [--frames DIR] [--events]
 
@@ -24,6 +25,9 @@ each at its own move; --all: every one):
     --skip    (with --hands; not in --all) that move fills a forced space, and its player first lays the tile on a
               free cell instead (legal but for the compulsory fill), then takes it back; without N the first fill
               from the middle of the game on that starts its player's turn (else the first fill from there on)
+
+--quick-press: every end-of-turn press comes after the first still frame that shows the player's last tile (as soon
+as it is down, before the referee can have committed it), not once the table has settled.
 
 The photos are rendered by the simulator into a folder of JPEGs first (a worker process: not timed, not in the
 RSS), then replayed as fast as possible through the loop `tantrix-pi run` drives (the service's gate,
@@ -128,7 +132,8 @@ def behaviours_of(args, avoid: tuple[int, ...], fills: list[int] = ()) -> Behavi
             raise ValueError(f"--{name} {at}: give a move from 1 to {args.moves} (--moves {args.moves})")
     given = {n: at - 1 for n, at in asked.items() if at not in (None, -1)}
     spread = Behaviours.spread(args.moves, [n for n in asked if n not in given], avoid + tuple(given.values()))
-    out = Behaviours(**{n: given.get(n, getattr(spread, n)) for n in asked})
+    out = Behaviours(**{n: given.get(n, getattr(spread, n)) for n in asked},
+                     press_after=1 if args.quick_press else None)
     if args.skip is None:
         return out
     taken = {out.moved, out.turned}
@@ -148,6 +153,8 @@ def main() -> int:
     ap.add_argument("--all", action="store_true", help="every behaviour above, spread over the game")
     ap.add_argument("--skip", type=int, nargs="?", const=-1, metavar="N",
                     help=f"{NAMES['skip']} at move N, which fills a forced space (with --hands)")
+    ap.add_argument("--quick-press", action="store_true",
+                    help="every end-of-turn press as soon as the tile is down (after its first still frame)")
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--hands", action="store_true", help="every player's tiles in a zone along the frame's edge")
     ap.add_argument("--seed", type=int, default=23, help="the self-play game (with --hands or 3-4 players)")

@@ -455,7 +455,7 @@ def test_a_stop_during_the_cameras_back_off_ends_the_wait(tmp_path):
     assert loop.camera.wait == 8.0 and waited_after_stop <= 0.1, slept[-10:]
 
 
-@pytest.mark.parametrize("still_before_press", [1, 2])
+@pytest.mark.parametrize("still_before_press", [0, 1, 2])
 def test_an_end_of_turn_pressed_right_after_laying_waits_for_that_tile(tmp_path, still_before_press):
     # red lays the first tile and presses at once: before the tile is committed (3 still frames), so judged at once
     # it was refused ("has not made a free move yet") and yellow's tile was credited to red
@@ -475,3 +475,20 @@ def test_an_end_of_turn_pressed_right_after_laying_waits_for_that_tile(tmp_path,
                      detect_frame, Store(tmp_path / "other.db"), Setup("game", ["R", "Y"]), sink2 := MemorySink())
     loop2.run()
     assert [k for k in kinds(sink2) if k in ("placed", "end_turn", "refused")] == ["refused"]
+
+
+def test_an_end_of_turn_pressed_as_the_next_players_hand_comes_in_ends_the_turn_before_their_tile(tmp_path):
+    # red's free move is committed; red presses while yellow's hand already reaches in: yellow's tile, a free move
+    # (no forced space), is yellow's, and red's turn ends before it
+    from tantrix_pi.live.recording import Scene
+
+    first, second = B((GAME[0].tile, *GAME[0].cell, GAME[0].rot)), Board(GAME[:2])
+    assert not rules.forced_spaces(first) and GAME[1].cell not in rules.forced_spaces(first)
+    scenes = [Scene(Board(), 3), Scene(first, 2, hand=True), Scene(first, 5),
+              Scene(first, 1, hand=True, press="end_turn"), Scene(first, 1, hand=True), Scene(second, 5)]
+    store, sink = Store(tmp_path / "state.db"), MemorySink()
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
+                    sink)
+    loop.run()
+    assert [k for k in kinds(sink) if k in ("placed", "end_turn", "refused")] == ["placed", "end_turn", "placed"]
+    assert [m.player for m in store.moves(loop.game)] == ["R", "Y"]

@@ -184,11 +184,30 @@ def test_the_referee_follows_plain_play_and_a_tile_taken_back_without_a_phantom(
                                                                            strict=False))
 
 
+@pytest.mark.parametrize("press_after", [0, 1, 2])
+def test_end_of_turn_pressed_as_the_tile_goes_down_credits_every_tile_to_its_player(tmp_path, press_after):
+    # every press as the hand leaves the tile (0: the hand still over the table), or after one or two still frames:
+    # before the tracker commits the tile (3 still frames). Judged at once, the turn was refused or ended before its
+    # last fill, and tiles were credited to the next player (17 of 24 on the bench's photos)
+    rec = load_record()
+    moves = placements(rec)[:24]
+    scenes = script(moves, still=5, hand=2, turn_ends=turn_ends(rec), behaviours=Behaviours(press_after=press_after))
+    assert sum(1 for s in scenes if s.press) == sum(1 for i in turn_ends(rec) if i < 24) > 5
+    f, stored = run_script(tmp_path, scenes)
+    assert not f.missed and not f.phantoms
+    assert [(m.player, m.placement, m.legal) for m in stored] == list(zip(movers(rec), moves, [True] * 24,
+                                                                           strict=False))
+
+
+@pytest.mark.parametrize("press_after", [None, 1])
 @pytest.mark.parametrize("behaviour", ["moved", "turned"])
-def test_a_tile_moved_or_turned_into_place_is_its_players_placement(tmp_path, behaviour):
+def test_a_tile_moved_or_turned_into_place_is_its_players_placement(tmp_path, behaviour, press_after):
+    # press_after 1: the turn's end pressed as soon as the tile is in place, before it is committed
     rec = load_record()
     moves = placements(rec)[:14]
-    scenes = script(moves, still=5, hand=2, turn_ends=turn_ends(rec), behaviours=Behaviours(**{behaviour: 5}))
+    at = next(i for i in sorted(turn_ends(rec)) if i >= 5 and movers(rec)[i - 1] == movers(rec)[i])  # a fill's turn
+    scenes = script(moves, still=5, hand=2, turn_ends=turn_ends(rec),
+                    behaviours=Behaviours(**{behaviour: at}, press_after=press_after))
     f, stored = run_script(tmp_path, scenes)
     assert [(m.player, m.placement, m.legal) for m in stored] == list(zip(movers(rec), moves, [True] * 14,
                                                                            strict=False))

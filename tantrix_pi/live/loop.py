@@ -34,6 +34,7 @@ from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.gate import MotionGate
 from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.jobs import Jobs
+from tantrix_pi.live.presses import HeldPresses
 from tantrix_pi.live.referee import Referee, Ruling, Setup, forced_data, new_game_event
 from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
@@ -50,13 +51,6 @@ IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "s
              "must_fill", "bag_empty", "taken_back", "removed", "restored", "draw", "placed", "turned", "moved",
              "corrected", "to_play", "forced")
 """Event kinds in the order the screen's message line prefers them."""
-
-PRESS_PATIENCE = 12
-"""Frames an end-of-turn press waits while a tile the camera saw laid is not committed yet (a press right after laying
-it: the tile is the presser's, and their turn is not refused for a move not yet judged); after that the press is
-judged on what is known. A press while a hand still moves over the table is judged at once: that hand may be the next
-player's."""
-
 
 @dataclass
 class Stats:
@@ -118,9 +112,10 @@ class LiveLoop:
         self.referee = Referee(Setup.from_dict(self.store.current_game()[1]), board, self.store.moves(self.game),
                                self.store.state(self.game), ends, hands_in_view=self.hands is not None)
         self.tracker = Tracker(board, self.seen_when.stable_frames, self.seen_when.min_confidence)
-        self.held_presses = self.held_steps = 0
-        """End-of-turn presses waiting for a tile laid before them to be committed (`PRESS_PATIENCE`), and for how many
-        frames; a new game drops them."""
+        self.presses = HeldPresses()
+        """End-of-turn presses waiting for the table to settle (live.presses); a new game drops them."""
+        self.motion = 0
+        """Frames of motion over the table since the last still one the detector judged."""
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
         self.reference_area: np.ndarray | None = None
@@ -156,8 +151,7 @@ class LiveLoop:
                     self._say(self.jobs.hint(self.referee.setup.puzzle, self.referee.board.copy()))
                 return
             case EndTurn():
-                if self.held_presses or self.tracker.pending:
-                    self.held_presses += 1
+                if self.presses.hold(bool(self.tracker.pending), self.motion):
                     return
                 out = self.referee.end_turn()
             case Undo():
@@ -178,14 +172,13 @@ class LiveLoop:
         self._say(out.events, out)
 
     def _release_presses(self) -> None:
-        """Judge the held end-of-turn presses once the tiles laid before them are committed, or waited long enough."""
-        if not self.held_presses:
-            return
-        self.held_steps += 1
-        if self.tracker.pending and self.held_steps <= PRESS_PATIENCE:
-            return
-        presses, self.held_presses, self.held_steps = self.held_presses, 0, 0
-        for _press in range(presses):
+        """Judge the held end-of-turn presses once the table is still with every tile it shows committed, or they have
+        waited long enough."""
+        if self.presses.due(settled=not self.motion and not self.tracker.pending):
+            self._judge_presses()
+
+    def _judge_presses(self) -> None:
+        for _press in range(self.presses.take()):
             self._ruled(self.referee.end_turn())
 
     def _new_game(self, setup: Setup) -> Ruling:
@@ -307,6 +300,8 @@ class LiveLoop:
 
     def _moved(self) -> None:
         """Something moved over the table: readings gathered so far no longer describe it."""
+        self.motion += 1
+        self.presses.moved()
         self.tracker.motion()
         if self.hands is not None:
             self.hands.motion()
@@ -345,6 +340,7 @@ class LiveLoop:
                     state = self.referee.state()
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
+        self.motion = 0
         result = self.tracker.observe(det, self._changed_tiles(frame))
         t = self.tracker
         if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):
@@ -352,6 +348,9 @@ class LiveLoop:
             self.reference_area = self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
                                                  frame.shape) if det.tiles and det.tile_px > 0 else None
         if isinstance(result, Commit):
+            laid = [ch.after for ch in result.changes if ch.after is not None]  # placed, or moved or turned there
+            if self.presses.before(self.referee.may_end_turn(), self.referee.fill_forced(laid)):
+                self._judge_presses()  # pressed as the next player's hand came in: the tiles are theirs
             out = self.referee.commit(result)
             state = self.referee.state()
             self._save(lambda game=self.game: self.store.commit(game, result.board, out.added, out.removed,

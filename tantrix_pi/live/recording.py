@@ -106,6 +106,9 @@ class Behaviours:
     """That move fills a forced space; its player first lays the tile on a free cell instead, where it is legal but
     for the forced fill the rules make compulsory, then takes it back (with the hands in view: refused, since the
     player holds a tile that fits). Not one of NAMES: without the hands in view it is not a slip the referee sees."""
+    press_after: int | None = None
+    """Still frames after a tile is laid that its player presses end of turn (1: as soon as it is down, before the
+    referee has committed it); None: once the table has settled."""
     cup_frames: int = 12
     rest_frames: int = 40
     rest_moves: int = 2
@@ -254,8 +257,14 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
         press = "end_turn" if i in turn_ends else None
         drawn = hands is not None and i + 1 < len(hands) and hands[i + 1] != zone
         settle = still + 3 if verdict == MOVED else still  # a tile gone from a cell takes the tracker longer
-        add(board, settle, note=f"tile {p.tile} at {p.cell}", press=None if drawn else press,
-            says=Says(verdict, p, i), **slip)
+        if press and b.press_after is not None and b.press_after < settle:
+            add(board, b.press_after, note=f"tile {p.tile} at {p.cell}, end of turn pressed", press=press,
+                says=Says(verdict, p, i), **slip)
+            add(board, settle - b.press_after, note=f"tile {p.tile} at {p.cell}", **slip)
+            press = None
+        else:
+            add(board, settle, note=f"tile {p.tile} at {p.cell}", press=None if drawn else press,
+                says=Says(verdict, p, i), **slip)
         if drawn:
             add(board, hand, True, "a hand draws a tile")
             zone = hands[i + 1]

@@ -500,6 +500,16 @@ class Referee:
         out.events.append(Notice("corrected", text, data))
 
     # -- the buttons ------------------------------------------------------------------------------
+    def may_end_turn(self) -> bool:
+        """Whether the player to move may end the turn now: the free move made and no fill owed."""
+        game = self.game
+        return game is not None and game.free_move_made and not game.obligations(game.turn)
+
+    def fill_forced(self, laid: list[Placement]) -> bool:
+        """Whether every one of these tiles lies on a forced space of the accepted board."""
+        forced = rules.forced_spaces(self.accepted)
+        return bool(laid) and all(p.cell in forced for p in laid)
+
     def end_turn(self) -> Ruling:
         """The player to move ends the turn (the next button); refused, with the reason, when they may not."""
         if self.game is None:

@@ -181,9 +181,14 @@ class Tracker:
 
     @property
     def pending(self) -> frozenset[Cell]:
-        """Cells the latest detection read a tile on that the committed board does not hold: laid, not committed yet
-        (or read too unsurely to be)."""
-        return self.in_view - self.committed.cells
+        """Cells the latest detection read a tile on that the committed board does not hold, or holds another way (a
+        tile turned in place): laid, not committed yet (or read too unsurely to be)."""
+        out = set()
+        for cell in self.in_view:
+            held, tallies = self.committed.get(cell), self.readings.get(cell)
+            if held is None or (tallies and max(tallies.values(), key=attrgetter("weight")).placement != held):
+                out.add(cell)
+        return frozenset(out)
 
     def motion(self) -> None:
         """Something moved over the table: the readings gathered so far no longer describe it."""
