@@ -118,6 +118,19 @@ def test_decode_names_each_tile_once_and_doubts_a_contradiction():
     assert decode.decode(lp)[0].confidence < CONFIDENT
 
 
+def test_two_tiles_read_best_as_one_number_share_out_the_numbers_by_the_whole_photo():
+    # tile 13 clearly, and a second tile whose edges lean to 13 but fit 26 nearly as well (yellow and green
+    # mixed): one number each, the second gets 26, as the assignment over the whole photo says
+    lp = np.full((2, 6, 4), math.log(0.01 / 3))
+    for d, (a, b) in enumerate(zip(TILES[13].turned(0), TILES[26].turned(0), strict=True)):
+        lp[0, d, COLOURS.index(a)] = math.log(0.99)
+        lp[1, d, COLOURS.index(a)] = math.log(0.55)
+        lp[1, d, COLOURS.index(b)] = max(lp[1, d, COLOURS.index(b)], math.log(0.44))
+    assert decode.scores(lp)[1].max(axis=1).argmax() == ALL_NUMBERS.index(13)  # both tiles' best is 13
+    first, second = decode.decode(lp)
+    assert (first.tile, first.rot, second.tile, second.rot) == (13, 0, 26, 0)
+
+
 def test_two_edges_leaning_yellow_over_green_do_not_make_a_confident_twin():
     # Tiles 13 (BYRRYB) and 26 (BGRRGB) differ only where one shows yellow and the other green. Under a warm
     # lamp green drifts towards yellow: two edges each favouring yellow by 16 to 1 are not proof enough.
