@@ -10,7 +10,7 @@ from tantrix_pi.devices.sources import CameraGone, FrameSource, sequence_source
 from tantrix_pi.live.camera import CameraWatch
 from tantrix_pi.live.commands import EndTurn, NewGame, Undo
 from tantrix_pi.live.loop import LiveLoop
-from tantrix_pi.live.recording import game_moves, script
+from tantrix_pi.live.recording import Scene, game_moves, script
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, MemorySink, Sinks
 from tantrix_pi.live.store import Store
@@ -455,40 +455,34 @@ def test_a_stop_during_the_cameras_back_off_ends_the_wait(tmp_path):
     assert loop.camera.wait == 8.0 and waited_after_stop <= 0.1, slept[-10:]
 
 
+def turns_played(tmp_path, scenes) -> tuple[list[str], list[str]]:
+    """A 2-player game's scenes through the loop: its placements, ends of turn and refusals, and who made each move."""
+    store, sink = Store(tmp_path / f"state-{len(list(tmp_path.iterdir()))}.db"), MemorySink()
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
+                    sink)
+    loop.run()
+    said = [k for k in kinds(sink) if k in ("placed", "end_turn", "refused")]
+    return said, [m.player for m in store.moves(loop.game)]
+
+
+FIRST, SECOND = Board(GAME[:1]), Board(GAME[:2])
+
+
 @pytest.mark.parametrize("still_before_press", [0, 1, 2])
 def test_an_end_of_turn_pressed_right_after_laying_waits_for_that_tile(tmp_path, still_before_press):
     # red lays the first tile and presses at once: before the tile is committed (3 still frames), so judged at once
     # it was refused ("has not made a free move yet") and yellow's tile was credited to red
-    from tantrix_pi.live.recording import Scene
-
-    first, second = B((GAME[0].tile, *GAME[0].cell, GAME[0].rot)), Board(GAME[:2])
-    scenes = [Scene(Board(), 3), Scene(first, 2, hand=True), Scene(first, still_before_press, press="end_turn"),
-              Scene(first, 6 - still_before_press), Scene(second, 2, hand=True), Scene(second, 5)]
-    store, sink = Store(tmp_path / "state.db"), MemorySink()
-    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
-                    sink)
-    loop.run()
-    assert [k for k in kinds(sink) if k in ("placed", "end_turn", "refused")] == ["placed", "end_turn", "placed"]
-    assert [m.player for m in store.moves(loop.game)] == ["R", "Y"]
+    scenes = [Scene(Board(), 3), Scene(FIRST, 2, hand=True), Scene(FIRST, still_before_press, press="end_turn"),
+              Scene(FIRST, 6 - still_before_press), Scene(SECOND, 2, hand=True), Scene(SECOND, 5)]
+    assert turns_played(tmp_path, scenes) == (["placed", "end_turn", "placed"], ["R", "Y"])
     # a press with no tile laid since the last commit is judged at once (here: refused, red has played nothing)
-    loop2 = LiveLoop(scene_source([Scene(Board(), 4, press="end_turn"), Scene(Board(), 1)], lambda: loop2.commands),
-                     detect_frame, Store(tmp_path / "other.db"), Setup("game", ["R", "Y"]), sink2 := MemorySink())
-    loop2.run()
-    assert [k for k in kinds(sink2) if k in ("placed", "end_turn", "refused")] == ["refused"]
+    assert turns_played(tmp_path, [Scene(Board(), 4, press="end_turn"), Scene(Board(), 1)]) == (["refused"], [])
 
 
 def test_an_end_of_turn_pressed_as_the_next_players_hand_comes_in_ends_the_turn_before_their_tile(tmp_path):
     # red's free move is committed; red presses while yellow's hand already reaches in: yellow's tile, a free move
     # (no forced space), is yellow's, and red's turn ends before it
-    from tantrix_pi.live.recording import Scene
-
-    first, second = B((GAME[0].tile, *GAME[0].cell, GAME[0].rot)), Board(GAME[:2])
-    assert not rules.forced_spaces(first) and GAME[1].cell not in rules.forced_spaces(first)
-    scenes = [Scene(Board(), 3), Scene(first, 2, hand=True), Scene(first, 5),
-              Scene(first, 1, hand=True, press="end_turn"), Scene(first, 1, hand=True), Scene(second, 5)]
-    store, sink = Store(tmp_path / "state.db"), MemorySink()
-    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect_frame, store, Setup("game", ["R", "Y"]),
-                    sink)
-    loop.run()
-    assert [k for k in kinds(sink) if k in ("placed", "end_turn", "refused")] == ["placed", "end_turn", "placed"]
-    assert [m.player for m in store.moves(loop.game)] == ["R", "Y"]
+    assert not rules.forced_spaces(FIRST) and GAME[1].cell not in rules.forced_spaces(FIRST)
+    scenes = [Scene(Board(), 3), Scene(FIRST, 2, hand=True), Scene(FIRST, 5),
+              Scene(FIRST, 1, hand=True, press="end_turn"), Scene(FIRST, 1, hand=True), Scene(SECOND, 5)]
+    assert turns_played(tmp_path, scenes) == (["placed", "end_turn", "placed"], ["R", "Y"])
