@@ -52,6 +52,7 @@ IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "s
              "corrected", "to_play", "forced")
 """Event kinds in the order the screen's message line prefers them."""
 
+
 @dataclass
 class Stats:
     """Counters and timings of one run (the bench reads them)."""

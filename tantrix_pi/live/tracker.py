@@ -257,7 +257,9 @@ class Tracker:
         self.announced_unsure = ()
         if best == self.committed.occupied:
             return None
-        board = Board(best.values())
+        return self._commit(Board(best.values()))
+
+    def _commit(self, board: Board) -> Commit:
         commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit))
         self.committed = board
         self.moved_since_commit = False
@@ -275,10 +277,7 @@ class Tracker:
         board = self.committed.copy()
         for p in best.values():
             board.place(p)
-        commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit))
-        self.committed = board
-        self.moved_since_commit = False
-        return commit
+        return self._commit(board)
 
     def _decide(self, cells: frozenset[Cell]) -> tuple[dict[Cell, Placement], list[Cell]]:
         """The placements the votes point to, by cell, and the cells whose reading is not sure enough."""
