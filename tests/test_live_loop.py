@@ -486,3 +486,12 @@ def test_an_end_of_turn_pressed_as_the_next_players_hand_comes_in_ends_the_turn_
     scenes = [Scene(Board(), 3), Scene(FIRST, 2, hand=True), Scene(FIRST, 5),
               Scene(FIRST, 1, hand=True, press="end_turn"), Scene(FIRST, 1, hand=True), Scene(SECOND, 5)]
     assert turns_played(tmp_path, scenes) == (["placed", "end_turn", "placed"], ["R", "Y"])
+
+
+def test_a_table_still_for_three_frames_after_a_hand_is_committed_in_step(tmp_path):
+    # the gate skips the first frame after a hand (it differs from the hand's), though it shows the table as the
+    # next still frame does: counted, three still frames are enough; uncounted, no tile of a game whose players left
+    # the table still for three frames between moves was committed in its turn, and red's press was refused
+    scenes = [Scene(Board(), 3), Scene(FIRST, 2, hand=True), Scene(FIRST, 3, press="end_turn"),
+              Scene(SECOND, 2, hand=True), Scene(SECOND, 3), Scene(SECOND, 2, hand=True)]
+    assert turns_played(tmp_path, scenes) == (["placed", "end_turn", "placed"], ["R", "Y"])

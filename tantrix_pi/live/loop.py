@@ -117,6 +117,8 @@ class LiveLoop:
         """End-of-turn presses waiting for the table to settle (live.presses); a new game drops them."""
         self.motion = 0
         """Frames of motion over the table since the last still one the detector judged."""
+        self.gated = False
+        """The last frame was skipped by the motion gate."""
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
         self.reference_area: np.ndarray | None = None
@@ -319,8 +321,12 @@ class LiveLoop:
         self.stats.gate_s.append(t1 - t0)
         if moving:
             self.stats.skipped += 1
+            self.gated = True
             self._moved()
             return None
+        # the gate compares each frame with the one before: that one shows this picture too, so it was still as well,
+        # though skipped as a change from the hand before it (the first frame after every motion)
+        frames, self.gated = 2 if self.gated else 1, False
         try:
             det = self.detect(frame)
         except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
@@ -342,7 +348,7 @@ class LiveLoop:
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
         self.motion = 0
-        result = self.tracker.observe(det, self._changed_tiles(frame))
+        result = self.tracker.observe(det, self._changed_tiles(frame), frames)
         t = self.tracker
         if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):
             self.reference = self.gate.prev  # the table as committed, in today's light, and where its board lies

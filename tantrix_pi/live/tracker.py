@@ -195,10 +195,11 @@ class Tracker:
         self.moved_since_commit = True
         self._reset_window()
 
-    def observe(self, det: Detection, changed_tiles: float | None = None) -> Commit | Unclear | None:
+    def observe(self, det: Detection, changed_tiles: float | None = None, frames: int = 1) -> Commit | Unclear | None:
         """Take one still frame's detection; a Commit when the board is settled and changed, Unclear when
         it is settled but some tile cannot be read, else None.
 
+        `frames`: how many still frames the detection stands for (2: the frame before showed the same picture).
         `changed_tiles`: how many tiles' worth of the picture differ from the last committed table (None:
         unknown). When far more of the picture changed than the changed cells explain, something (a hand,
         an arm) rests over the board: nothing is committed or reported for up to OCCLUSION_PATIENCE frames; while it
@@ -212,15 +213,15 @@ class Tracker:
             p = apply(self.transform, st.placement)
             cell = (p.q, p.r)
             found.add(cell)
-            seen_frames[cell] += 1
+            seen_frames[cell] += frames
             key = (p.tile, p.rot)
             tally = readings[cell].get(key)
             if tally is None:
                 tally = readings[cell][key] = Tally(p)
-            tally.weight += st.confidence
-            tally.reads += 1
+            tally.weight += st.confidence * frames
+            tally.reads += frames
         cells = self.in_view = frozenset(found)
-        self.streak = self.streak + 1 if cells == self.last_cells else 1
+        self.streak = self.streak + frames if cells == self.last_cells else frames
         self.last_cells = cells
         if self.streak < self.stable_frames:
             return None
