@@ -99,3 +99,26 @@ def test_the_last_tile_turned_is_judged_again_as_it_now_lies():
     [placed] = [e for e in said if e.kind == "placed"]
     assert "turned" in placed.text and referee.game.moves[-1].placement == turned
     assert len(referee.game.moves) == len(moves) and not referee.strays()
+
+
+
+def test_a_misread_put_right_is_stored_as_judged_again(tmp_path):
+    # a correction (a committed tile outvoted with nothing moved) judges the tile again, and the store must get the
+    # move as judged: an accepted tile now illegal was written twice in one commit (the write failed), an illegal
+    # tile now legal stayed illegal in the store
+    from tantrix_pi.live.store import Store
+
+    moves, _ = opening(4)
+    before, last = Board(moves[:-1]), moves[-1]
+    wrong = next(q for rot in range(6) if rot != last.rot and why_illegal(before, q := Placement(last.tile, *last.cell,
+                                                                                                   rot)))
+    for n, (first, then, legal) in enumerate(((last, wrong, False), (wrong, last, True))):
+        store, referee = Store(tmp_path / f"{n}.db"), Referee(Setup("game", ["R", "Y"]))
+        game = store.new_game(referee.setup.to_dict())
+        tables = [Board(moves[:i]) for i in range(1, len(moves))] + [plus(before, first), plus(before, then)]
+        for i, board in enumerate(tables):
+            out = referee.commit(Commit(board.copy(), changes(referee.board, board, moved=i < len(tables) - 1)))
+            store.commit(game, board, out.added, out.removed, out.events, referee.state())
+        assert out.events[0].kind == "corrected"
+        assert store.moves(game) == referee.moves
+        assert (store.moves(game)[-1].placement, store.moves(game)[-1].legal) == (then, legal)

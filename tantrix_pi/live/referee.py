@@ -469,18 +469,14 @@ class Referee:
         self.board.place(b)
         for i, m in enumerate(self.moves):
             if m.placement == a:
-                self.moves[i] = replace(m, placement=b)
-                out.removed.append(m.seq)
-                out.added.append(self.moves[i])
+                self._rewrite(i, replace(m, placement=b), out)
         if self.accepted.get(a.cell) == a:
             state = [dict(item, **b.to_dict()) if _is(item, a) else item for item in self.engine.state()]
             self.engine = engine_for(self.setup.mode, self.setup.players)
             refused = [q for item in state if (q := self.engine.apply(item)) is not None]
             for i, m in enumerate(self.moves):
                 if m.placement in refused:
-                    self.moves[i] = replace(m, legal=False)
-                    out.removed.append(m.seq)
-                    out.added.append(self.moves[i])
+                    self._rewrite(i, replace(m, legal=False), out)
             if b in refused:
                 violations, _player = self.engine.judge(b)
                 text = _("{text} It does not fit there: {reasons}. Take it back.").format(
@@ -492,12 +488,19 @@ class Referee:
                 self.engine.push(b)
             for i, m in enumerate(self.moves):
                 if m.placement == b:
-                    self.moves[i] = replace(m, player=player, legal=not violations)
+                    self._rewrite(i, replace(m, player=player, legal=not violations), out)
             if violations:
                 text = _("{text} It does not fit there: {reasons}. Take it back.").format(
                     text=text, reasons=reasons_text(violations))
                 data["violations"] = violations_data(violations)
         out.events.append(Notice("corrected", text, data))
+
+    def _rewrite(self, i: int, move: Played, out: Ruling) -> None:
+        """The game's move `i` becomes `move`: taken out of the store and written again, once in a commit."""
+        self.moves[i] = move
+        if move.seq not in out.removed:
+            out.removed.append(move.seq)
+        out.added[:] = [m for m in out.added if m.seq != move.seq] + [move]
 
     # -- the buttons ------------------------------------------------------------------------------
     def may_end_turn(self) -> bool:
