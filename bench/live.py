@@ -4,7 +4,7 @@
                                   [--rest [N]] [--quick-press] [--players 2] [--hands [--skip [N]]] [--seed 23]
                                   [--table dark_wood]
                                   [--light-k 2700] [--awb 0.3] [--exposure 0.75] [--size 1640x1232]
-                                  [--tile-px PX] [--frames DIR] [--events]
+                                  [--tile-px PX] [--still 5] [--hand 2] [--frames DIR] [--events]
 
 The game: the bundled demo game (2 players, one illegal tile taken back before move 10 when it falls inside), or
 with --hands or --players 3 / 4 a random legal game of that many players (`tantrix_pi.selfplay`, --seed); its
@@ -33,8 +33,10 @@ The photos are rendered by the simulator into a folder of JPEGs first (a worker 
 RSS), then replayed as fast as possible through the loop `tantrix-pi run` drives (the service's gate,
 stable_frames 3). --table and the light options put the game on another table under another light (the dim warm
 lamp on dark wood: --table dark_wood --light-k 2700 --awb 0.3 --exposure 0.75); --tile-px sets the tile size
-(default: 110 for the bundled game, else the size at which the board and the zones fit); --frames DIR keeps the
-photos there; --events lists every event about a tile with its frame and the scene it came in.
+(default: 110 for the bundled game, else the size at which the board and the zones fit); --still and --hand set
+how many frames each settled table and each hand over the table show (5 and 2: a slower camera, or quicker
+players, show fewer); --frames DIR keeps the photos there; --events lists every event about a tile with its frame
+and the scene it came in.
 
 Two tables: speed (medians; latency from a scene's first still frame to its announcement), then the check of the
 stored events (kind and data, never the words) against the script: every placement announced in order (a
@@ -88,9 +90,6 @@ from tantrix_pi.live.store import Store  # noqa: E402
 from tantrix_pi.live.tracker import REMOVAL_EXTRA, apply, apply_cell, register  # noqa: E402
 from tantrix_pi.simulator.tables import TABLES  # noqa: E402
 from tantrix_pi.vision import photo  # noqa: E402
-
-STILL, HAND = 5, 2
-"""Frames per still table and per hand pass."""
 
 NAMES = {"moved": "illegal tile moved straight to its cell", "turned": "tile turned in place after it was laid",
          "lamp": "lamp switched on", "cup": "cup set down beside the board and taken away",
@@ -155,6 +154,9 @@ def main() -> int:
                     help=f"{NAMES['skip']} at move N, which fills a forced space (with --hands)")
     ap.add_argument("--quick-press", action="store_true",
                     help="every end-of-turn press as soon as the tile is down (after its first still frame)")
+    ap.add_argument("--still", type=int, default=5,
+                    help="frames each settled table shows (5; the gate skips the first, as a change from the hand's)")
+    ap.add_argument("--hand", type=int, default=2, help="frames each hand over the table shows (2)")
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--hands", action="store_true", help="every player's tiles in a zone along the frame's edge")
     ap.add_argument("--seed", type=int, default=23, help="the self-play game (with --hands or 3-4 players)")
@@ -169,6 +171,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.moves < 1:
         ap.error(f"--moves {args.moves}: give at least one placement")
+    if args.still < 1 or args.hand < 0:
+        ap.error("--still: give at least 1 frame; --hand: 0 or more")
     try:
         w, h = (int(v) for v in args.size.split("x"))
     except ValueError:
@@ -184,12 +188,12 @@ def main() -> int:
             moves, by = recording.placements(rec)[:args.moves], recording.movers(rec)
             fills = sorted((i for i, p in enumerate(moves) if Board(moves[:i]).occupied_neighbours(p.cell)
                             >= rules.FORCED_NEIGHBOURS), key=lambda i: (by[i] == by[i - 1], i))  # a turn's first
-            demo = Demo.selfplay(args.players, args.seed, STILL, HAND, args.moves,
+            demo = Demo.selfplay(args.players, args.seed, args.still, args.hand, args.moves,
                                  behaviours_of(args, (), fills), args.hands, **size, **setting)
             game = f"a {args.players}-player self-play game (seed {args.seed}{', hands in view' if args.hands else ''})"
         else:
             avoid = (recording.load_record()["demo"]["illegal_after"],)
-            demo = Demo.bundled(STILL, HAND, args.moves, behaviours_of(args, avoid),
+            demo = Demo.bundled(args.still, args.hand, args.moves, behaviours_of(args, avoid),
                                 **{"tile_px": 110.0, **size}, **setting)
             game = "the bundled demo game"
     except ValueError as e:

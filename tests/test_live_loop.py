@@ -495,3 +495,17 @@ def test_a_table_still_for_three_frames_after_a_hand_is_committed_in_step(tmp_pa
     scenes = [Scene(Board(), 3), Scene(FIRST, 2, hand=True), Scene(FIRST, 3, press="end_turn"),
               Scene(SECOND, 2, hand=True), Scene(SECOND, 3), Scene(SECOND, 2, hand=True)]
     assert turns_played(tmp_path, scenes) == (["placed", "end_turn", "placed"], ["R", "Y"])
+
+
+def test_a_hand_zone_still_for_three_frames_after_a_hand_is_seen():
+    # as the board: the frame the gate skips after a hand counts with the next still one, for the zones too
+    from live_fakes import FRAME, ZONES
+
+    from tantrix_pi.live.hands import HandWatch
+
+    det = detect_frame(frame_of(Board(GAME[:1]), hands={"R": {1, 2, 3}, "Y": {4, 5}}))
+    watch = HandWatch({p: ZONES[p] for p in "RY"}, 3)
+    assert watch.observe(det, FRAME[::-1], frames=2) == []
+    assert {s.player: set(s.tiles) for s in watch.observe(det, FRAME[::-1])} == {"R": {1, 2, 3}, "Y": {4, 5}}
+    plain = HandWatch({p: ZONES[p] for p in "RY"}, 3)  # two frames that each stand for themselves are not enough
+    assert plain.observe(det, FRAME[::-1]) == [] and plain.observe(det, FRAME[::-1]) == []

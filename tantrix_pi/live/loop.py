@@ -340,7 +340,7 @@ class LiveLoop:
         if det.tile_px > 0:
             self.tile_px = det.tile_px
         if self.hands is not None:  # the hands first: a tile drawn after one laid is known when that one is judged
-            sightings = self.hands.observe(det, (frame.shape[1], frame.shape[0]))
+            sightings = self.hands.observe(det, (frame.shape[1], frame.shape[0]), frames)
             if sightings:
                 out = self.referee.hands(sightings)
                 if out.saved or out.events:
