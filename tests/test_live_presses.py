@@ -32,6 +32,13 @@ def test_a_press_during_motion_goes_before_the_tiles_only_when_they_cannot_or_ne
     assert held(False, before, after).before(may_end, fills) is first
 
 
+@pytest.mark.parametrize(("holds", "first"), [(True, False), (False, True)])
+def test_with_the_hands_in_view_the_hand_the_tiles_came_from_decides(holds, first):
+    # a fill pressed late in the motion, but from the next player's hand; a free move, but from the presser's
+    assert held(False, 4, 1).before(True, True, mover_holds=holds) is first
+    assert held(False, 1, 4).before(True, False, mover_holds=holds) is first
+
+
 def test_a_press_after_a_tile_was_seen_laid_always_waits_for_it():
     assert held(True, 0, 3).before(mover_may_end=True, all_fill_forced=False) is False
 

@@ -122,3 +122,14 @@ def test_a_misread_put_right_is_stored_as_judged_again(tmp_path):
         assert out.events[0].kind == "corrected"
         assert store.moves(game) == referee.moves
         assert (store.moves(game)[-1].placement, store.moves(game)[-1].legal) == (then, legal)
+
+
+def test_the_hands_in_view_tell_whose_tiles_came_down():
+    referee = Referee(Setup("game", ["R", "Y"]), hands_in_view=True)
+    assert referee.mover_holds([Placement(1, 0, 0, 0)]) is None  # no hand known yet
+    referee.game.set_hand("R", {1, 2, 3, 4, 5, 6})
+    referee.game.set_hand("Y", {7, 8, 9, 10, 11, 12})
+    assert referee.game.turn == "R"
+    assert referee.mover_holds([Placement(1, 0, 0, 0), Placement(2, 1, 0, 0)]) is True
+    assert referee.mover_holds([Placement(1, 0, 0, 0), Placement(7, 1, 0, 0)]) is False
+    assert referee.mover_holds([Placement(30, 0, 0, 0)]) is None

@@ -356,7 +356,8 @@ class LiveLoop:
                                                  frame.shape) if det.tiles and det.tile_px > 0 else None
         if isinstance(result, Commit):
             laid = [ch.after for ch in result.changes if ch.after is not None]  # placed, or moved or turned there
-            if self.presses.before(self.referee.may_end_turn(), self.referee.fill_forced(laid)):
+            ref = self.referee
+            if self.presses.before(ref.may_end_turn(), ref.fill_forced(laid), ref.mover_holds(laid)):
                 self._judge_presses()  # pressed as the next player's hand came in: the tiles are theirs
             out = self.referee.commit(result)
             state = self.referee.state()

@@ -7,10 +7,11 @@ yet seen), and the tile went to the next player. A press is therefore held while
 - when the camera has already seen a tile laid that is not committed, the press waits for it: that tile is the
   presser's;
 - when a hand moves over the table, the press waits for the next still view. The tiles it brings are the presser's
-  when the presser may not end the turn without them (free move not made, a fill owed), or when they all fill forced
-  spaces (a player's last fill) and the press came in the second half of the hand's motion (the tile is down when
-  the hand leaves it). Otherwise (and at the very middle) they are the next player's, whose hand came in as the
-  button was pressed: the press is judged first, as if it had come with no hand in view.
+  when the presser may not end the turn without them (free move not made, a fill owed); else, with the hands in
+  view, the player's whose hand held them; else when they all fill forced spaces (a player's last fill) and the
+  press came in the second half of the hand's motion (the tile is down when the hand leaves it). Otherwise (and at
+  the very middle) they are the next player's, whose hand came in as the button was pressed: the press is judged
+  first, as if it had come with no hand in view.
 
 After `PATIENCE` frames a held press is judged on what is known.
 """
@@ -60,10 +61,13 @@ class HeldPresses:
         self.frames += 1
         return settled or self.frames > PATIENCE
 
-    def before(self, mover_may_end: bool, all_fill_forced: bool) -> bool:
-        """Whether the presses come before the tiles a commit brings now (they are the next player's)."""
+    def before(self, mover_may_end: bool, all_fill_forced: bool, mover_holds: bool | None = None) -> bool:
+        """Whether the presses come before the tiles a commit brings now (they are the next player's); `mover_holds`:
+        whether the presser's hand held them, as the hands in view tell (None: they do not)."""
         if not self.count or self.after_seen or not mover_may_end:
             return False
+        if mover_holds is not None:
+            return not mover_holds
         return not (all_fill_forced and self.motion_before > self.motion_after)
 
     def take(self) -> int:

@@ -508,6 +508,17 @@ class Referee:
         game = self.game
         return game is not None and game.free_move_made and not game.obligations(game.turn)
 
+    def mover_holds(self, laid: list[Placement]) -> bool | None:
+        """Whose hand these tiles came from, as the hands in view tell: True when the player to move held every one,
+        False when another player held one, None when no hand known tells."""
+        game = self.game
+        if game is None or not laid:
+            return None
+        holders = [next((pl for pl, held in game.hands.items() if held and p.tile in held), None) for p in laid]
+        if any(h is not None and h != game.turn for h in holders):
+            return False
+        return True if all(h == game.turn for h in holders) else None
+
     def fill_forced(self, laid: list[Placement]) -> bool:
         """Whether every one of these tiles lies on a forced space of the accepted board."""
         forced = rules.forced_spaces(self.accepted)
