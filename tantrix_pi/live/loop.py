@@ -117,8 +117,6 @@ class LiveLoop:
         """End-of-turn presses waiting for the table to settle (live.presses); a new game drops them."""
         self.motion = 0
         """Frames of motion over the table since the last still one the detector judged."""
-        self.gated = False
-        """The last frame was skipped by the motion gate."""
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
         self.reference_area: np.ndarray | None = None
@@ -321,12 +319,11 @@ class LiveLoop:
         self.stats.gate_s.append(t1 - t0)
         if moving:
             self.stats.skipped += 1
-            self.gated = True
             self._moved()
             return None
         # the gate compares each frame with the one before: that one shows this picture too, so it was still as well,
         # though skipped as a change from the hand before it (the first frame after every motion)
-        frames, self.gated = 2 if self.gated else 1, False
+        frames = 2 if self.motion else 1
         try:
             det = self.detect(frame)
         except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
