@@ -185,10 +185,15 @@ class Tracker:
         tile turned in place): laid, not committed yet (or read too unsurely to be)."""
         out = set()
         for cell in self.in_view:
-            held, tallies = self.committed.get(cell), self.readings.get(cell)
-            if held is None or (tallies and max(tallies.values(), key=attrgetter("weight")).placement != held):
+            held, leading = self.committed.get(cell), self._leading(cell)
+            if held is None or (leading is not None and leading.placement != held):
                 out.add(cell)
         return frozenset(out)
+
+    def _leading(self, cell: Cell) -> Tally | None:
+        """The reading of `cell` with the most votes since the table last moved (the first read, of equals)."""
+        tallies = self.readings.get(cell)
+        return max(tallies.values(), key=attrgetter("weight")) if tallies else None
 
     def motion(self) -> None:
         """Something moved over the table: the readings gathered so far no longer describe it."""
@@ -286,7 +291,7 @@ class Tracker:
         best: dict[Cell, Placement] = {}
         support: dict[Cell, float] = {}
         for cell in cells:
-            tally = max(self.readings[cell].values(), key=attrgetter("weight"))  # the first read, of equals
+            tally = self._leading(cell)
             if tally.reads / self.seen_frames[cell] < 0.5 or tally.weight / tally.reads < self.min_confidence:
                 unsure.append(cell)
             best[cell] = tally.placement
