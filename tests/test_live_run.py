@@ -204,3 +204,29 @@ def test_a_game_under_a_warm_lamp_on_dark_wood_announces_every_move(tmp_path):
     unsure = [e for e in sink.events if e.kind == "unsure"]
     assert all(apply_cell(t, tuple(c)) in near for e in unsure for c in e.data["cells"])
     assert all(a.data != b.data for a, b in zip(unsure, unsure[1:], strict=False))
+
+
+def test_a_tile_turned_between_two_frames_is_announced_as_turned_not_as_a_misread(tmp_path):
+    # a quick hand (or a slow camera): no frame shows the hand that turned the illegal tile to its legal turn
+    from tantrix_pi.devices.sources import sequence_source
+    from tantrix_pi.live.demo import Demo
+    from tantrix_pi.live.loop import LiveLoop
+    from tantrix_pi.live.recording import Behaviours
+    from tantrix_pi.live.referee import Setup
+    from tantrix_pi.live.sinks import MemorySink
+    from tantrix_pi.live.store import Store
+    from tantrix_pi.live.tracker import apply, register
+    from tantrix_pi.vision import detect
+
+    demo = Demo.bundled(5, 0, 3, Behaviours(turned=2))
+    frames = [demo.photograph(shot) for shot in demo.shots() for _ in range(shot.times)]
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup("game", ["R", "Y"]), sink)
+    loop.run()
+    said = [(e.kind, e.data.get("tile")) for e in sink.events if e.kind in ("placed", "illegal", "corrected")]
+    last = demo.moves[2].tile
+    assert said == [("placed", demo.moves[0].tile), ("placed", demo.moves[1].tile), ("illegal", last), ("placed", last)]
+    assert "turned" in [e.text for e in sink.events if e.kind == "placed"][-1]
+    stored = [m.placement for m in loop.store.moves(loop.game)]
+    t = register(Board(demo.moves), stored)
+    assert [apply(t, p) for p in stored] == demo.moves

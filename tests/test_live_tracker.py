@@ -69,6 +69,18 @@ def test_misread_committed_tile_is_corrected_without_motion():
     assert outs[0].board == TWO
 
 
+def test_a_tile_read_another_way_where_its_picture_changed_was_turned_by_a_hand_too_quick_to_see():
+    # no motion frame in between, so the readings alone cannot tell a turn from a misread: the picture decides
+    asked = []
+    for share, kind in ((0.6, "turned"), (0.05, "corrected")):
+        t = Tracker(TWO, stable_frames=2)
+        turned = seen(TWO, override={(1, 0): (2, 5)})
+        outs = [t.observe(turned, None, 1, lambda at, share=share: asked.append(at) or share) for _ in range(3)]
+        [c] = [o for o in outs if o is not None]
+        assert [(ch.kind, ch.after) for ch in c.changes] == [(kind, Placement(2, 1, 0, 5))]
+    assert set(asked) == {seen(TWO).tiles[1].center_px}  # asked about the tile that changed, not the other one
+
+
 def test_unsure_tile_is_reported_once_and_never_committed():
     t = Tracker(ONE, stable_frames=2)
     t.motion()

@@ -10,6 +10,7 @@ import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from tantrix_pi.live.commands import (
     UseSeats,
 )
 from tantrix_pi.live.config import GateConfig
-from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.gate import MotionGate, changed_around
 from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.jobs import Jobs
 from tantrix_pi.live.presses import HeldPresses
@@ -40,7 +41,7 @@ from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Notice, Store, WriteError
-from tantrix_pi.live.tracker import OCCLUSION_REACH, Commit, Tracker, Unclear
+from tantrix_pi.live.tracker import OCCLUSION_REACH, TURN_REACH, Commit, Tracker, Unclear
 from tantrix_pi.vision.detection import Detection
 
 log = logging.getLogger("tantrix_pi.live")
@@ -119,6 +120,8 @@ class LiveLoop:
         """Frames of motion over the table since the last still one the detector judged."""
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
+        self.reference_frame: np.ndarray | None = None
+        """That frame itself (the sources hand out a new array each frame: kept, not copied)."""
         self.reference_area: np.ndarray | None = None
         """Where that board lay in it: the thumbnail's pixels near its tiles (None: all of it, an empty board)."""
 
@@ -345,10 +348,12 @@ class LiveLoop:
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
         self.motion = 0
-        result = self.tracker.observe(det, self._changed_tiles(frame), frames)
+        result = self.tracker.observe(det, self._changed_tiles(frame), frames, partial(self._changed_at, frame))
         t = self.tracker
-        if isinstance(result, Commit) or (t.streak >= t.stable_frames and t.last_cells == frozenset(t.committed.cells)):
-            self.reference = self.gate.prev  # the table as committed, in today's light, and where its board lies
+        if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
+            # the table as committed, in today's light, and where its board lies (not while a hand hides a tile)
+            self.reference = self.gate.prev
+            self.reference_frame = frame
             self.reference_area = self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
                                                  frame.shape) if det.tiles and det.tile_px > 0 else None
         if isinstance(result, Commit):
@@ -377,6 +382,12 @@ class LiveLoop:
         h, w = frame.shape[:2]
         tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
         return self.gate.changed_from(self.reference, self.reference_area) / tile_share
+
+    def _changed_at(self, frame: np.ndarray, point: tuple[float, float]) -> float:
+        """The share of the picture around `point` (a tile's centre) that differs from the table as last committed."""
+        if self.reference_frame is None or not self.tile_px:
+            return 0.0
+        return changed_around(self.reference_frame, frame, point, TURN_REACH * self.tile_px)
 
     def run(self) -> int:
         """Judge frames until a recording ends or `stop()`; returns the number of frames read."""

@@ -10,7 +10,8 @@ cell's reading is sure; a cell that stays unsure is reported and the tracker wai
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 
 import numpy as np
@@ -34,6 +35,11 @@ changed cell plus MARGIN (a hand's shadow, the player's sleeve); more is somethi
 OCCLUSION_REACH = 1.5
 """How far from the committed tiles' centres, in tile widths, a change of the picture counts towards that: the board
 and the cells next to it. A hand resting at the frame's edge beside the board, coming or going, is not over it."""
+
+TURN_SEEN, TURN_REACH = 0.25, 0.35
+"""Share of a tile's picture, within REACH tile widths of its centre, that must differ from the table as committed
+for a tile read another way, with no motion seen in between, to count as turned by a hand too quick for the camera
+(its arcs moved), not as a misread put right (the same picture read better)."""
 
 OCCLUSION_PATIENCE = 30
 """Still detections the tracker waits for an occluder to go before it believes what it reads anyway, when no
@@ -67,6 +73,8 @@ class Commit:
 
     board: Board
     changes: list[Change]
+    partial: bool = False
+    """Only tiles laid clear of something that hides committed ones: the picture is not the committed table."""
 
 
 @dataclass(slots=True)
@@ -171,6 +179,8 @@ class Tracker:
         self.occluded = 0
         self.in_view: frozenset[Cell] = frozenset()
         """The cells the latest detection read a tile on (motion does not clear it), in committed coordinates."""
+        self.latest: dict[Cell, Placement] = {}
+        """What the latest detection read, by cell, in committed coordinates."""
 
     def _reset_window(self) -> None:
         self.readings: dict[Cell, dict[tuple[int, int], Tally]] = defaultdict(dict)
@@ -190,6 +200,12 @@ class Tracker:
                 out.add(cell)
         return frozenset(out)
 
+    @property
+    def as_committed(self) -> bool:
+        """The latest detection read the committed board and nothing else, every tile turned as committed (no tile
+        hidden, none laid)."""
+        return self.latest == self.committed.occupied
+
     def _leading(self, cell: Cell) -> Tally | None:
         """The reading of `cell` with the most votes since the table last moved (the first read, of equals)."""
         tallies = self.readings.get(cell)
@@ -200,7 +216,8 @@ class Tracker:
         self.moved_since_commit = True
         self._reset_window()
 
-    def observe(self, det: Detection, changed_tiles: float | None = None, frames: int = 1) -> Commit | Unclear | None:
+    def observe(self, det: Detection, changed_tiles: float | None = None, frames: int = 1,
+                changed_at: Callable[[tuple[float, float]], float] | None = None) -> Commit | Unclear | None:
         """Take one still frame's detection; a Commit when the board is settled and changed, Unclear when
         it is settled but some tile cannot be read, else None.
 
@@ -209,15 +226,17 @@ class Tracker:
         unknown). When far more of the picture changed than the changed cells explain, something (a hand,
         an arm) rests over the board: nothing is committed or reported for up to OCCLUSION_PATIENCE frames; while it
         hides committed tiles, for as long as it stays, but tiles laid clear of it are committed.
+        `changed_at(point)`: the share of the picture within TURN_REACH tile widths of that image point that differs
+        from the table as last committed (None: unknown); a tile read another way where it changed was turned.
         """
         seen = [t.placement for t in det.tiles]
         self.transform = register(self.committed, seen)
         readings, seen_frames = self.readings, self.seen_frames
-        found = set()
+        self.latest = {}
         for st in det.tiles:
             p = apply(self.transform, st.placement)
-            cell = (p.q, p.r)
-            found.add(cell)
+            cell = p.cell
+            self.latest[cell] = p
             seen_frames[cell] += frames
             key = (p.tile, p.rot)
             tally = readings[cell].get(key)
@@ -225,7 +244,7 @@ class Tracker:
                 tally = readings[cell][key] = Tally(p)
             tally.weight += st.confidence * frames
             tally.reads += frames
-        cells = self.in_view = frozenset(found)
+        cells = self.in_view = frozenset(self.latest)
         self.streak = self.streak + frames if cells == self.last_cells else frames
         self.last_cells = cells
         if self.streak < self.stable_frames:
@@ -263,10 +282,19 @@ class Tracker:
         self.announced_unsure = ()
         if best == self.committed.occupied:
             return None
-        return self._commit(Board(best.values()))
+        return self._commit(Board(best.values()), self._touched(det, best, changed_at))
 
-    def _commit(self, board: Board) -> Commit:
-        commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit))
+    def _touched(self, det: Detection, best: dict[Cell, Placement],
+                 changed_at: Callable[[tuple[float, float]], float] | None) -> frozenset[Cell]:
+        """Committed cells read another way whose picture changed since the commit, though no motion was seen."""
+        if self.moved_since_commit or changed_at is None:
+            return frozenset()
+        at = {apply_cell(self.transform, st.placement.cell): st.center_px for st in det.tiles}
+        return frozenset(c for c, p in best.items() if self.committed.get(c) not in (None, p) and c in at
+                         and changed_at(at[c]) >= TURN_SEEN)
+
+    def _commit(self, board: Board, touched: frozenset[Cell] = frozenset()) -> Commit:
+        commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit, touched))
         self.committed = board
         self.moved_since_commit = False
         return commit
@@ -283,7 +311,7 @@ class Tracker:
         board = self.committed.copy()
         for p in best.values():
             board.place(p)
-        return self._commit(board)
+        return replace(self._commit(board), partial=True)
 
     def _decide(self, cells: frozenset[Cell]) -> tuple[dict[Cell, Placement], list[Cell]]:
         """The placements the votes point to, by cell, and the cells whose reading is not sure enough."""
@@ -306,9 +334,10 @@ class Tracker:
         return best, unsure
 
 
-def changes(old: Board, new: Board, moved: bool = True) -> list[Change]:
+def changes(old: Board, new: Board, moved: bool = True, touched: frozenset[Cell] = frozenset()) -> list[Change]:
     """What changed from one committed board to the next; a tile that changed in place is `turned` (or, seen
-    again without motion in between, `corrected`) when it is the same tile, else taken off and another laid."""
+    again without motion in between and on a cell not in `touched`, `corrected`) when it is the same tile, else
+    taken off and another laid. `touched`: cells whose picture changed though no motion was seen."""
     found: list[Change] = []
     gone = {c: old[c] for c in old.cells - new.cells}
     came = {c: new[c] for c in new.cells - old.cells}
@@ -316,7 +345,7 @@ def changes(old: Board, new: Board, moved: bool = True) -> list[Change]:
         a, b = old[cell], new[cell]
         if a == b:
             continue
-        if not moved:
+        if not moved and cell not in touched:
             found.append(Change("corrected", a, b))
         elif a.tile == b.tile:
             found.append(Change("turned", a, b))
