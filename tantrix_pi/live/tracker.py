@@ -177,10 +177,8 @@ class Tracker:
         self._reset_window()
         self.announced_unsure: tuple = ()
         self.occluded = 0
-        self.in_view: frozenset[Cell] = frozenset()
-        """The cells the latest detection read a tile on (motion does not clear it), in committed coordinates."""
         self.latest: dict[Cell, Placement] = {}
-        """What the latest detection read, by cell, in committed coordinates."""
+        """What the latest detection read, by cell, in committed coordinates (motion does not clear it)."""
 
     def _reset_window(self) -> None:
         self.readings: dict[Cell, dict[tuple[int, int], Tally]] = defaultdict(dict)
@@ -194,7 +192,7 @@ class Tracker:
         """Cells the latest detection read a tile on that the committed board does not hold, or holds another way (a
         tile turned in place): laid, not committed yet (or read too unsurely to be)."""
         out = set()
-        for cell in self.in_view:
+        for cell in self.latest:
             held, leading = self.committed.get(cell), self._leading(cell)
             if held is None or (leading is not None and leading.placement != held):
                 out.add(cell)
@@ -244,7 +242,7 @@ class Tracker:
                 tally = readings[cell][key] = Tally(p)
             tally.weight += st.confidence * frames
             tally.reads += frames
-        cells = self.in_view = frozenset(self.latest)
+        cells = frozenset(self.latest)
         self.streak = self.streak + frames if cells == self.last_cells else frames
         self.last_cells = cells
         if self.streak < self.stable_frames:
