@@ -114,7 +114,7 @@ def test_a_short_training_run_exports_a_model_the_detector_can_run_and_what_it_s
     shard = tmp_path / "s.npz"
     np.savez(shard, **shards.build("simulated", 6, 1))
     out = tmp_path / "tiles.onnx"
-    train.train([shard], out, minutes=0.05, log=lambda s: None)
+    train.train([shard], out, steps=3, log=lambda s: None)
     net = TileNetwork(str(out))
     assert net.run(np.zeros((64, 96, 3), np.uint8)).shape == (CHANNELS, 32, 48)
 
@@ -122,6 +122,7 @@ def test_a_short_training_run_exports_a_model_the_detector_can_run_and_what_it_s
     meta = {p.key: p.value for p in onnx.load(str(out)).metadata_props}
     assert meta[train.MANIFEST_KEY] == hashlib.sha256(written.read_bytes()).hexdigest()
     seen = json.loads(written.read_text())
+    assert seen["steps"] == 3
     (entry,) = seen["shards"]
     assert entry["sha256"] == hashlib.sha256(shard.read_bytes()).hexdigest() and entry["crops"] == 6
     assert len(entry["pictures"]) == seen["pictures"] == 2  # 3 crops from each simulated picture

@@ -1,12 +1,13 @@
 """Train the tile network on shards and export it for onnxruntime.
 
-    python -m tantrix_pi.vision.training.train OUT.onnx --minutes 60 [--init WEIGHTS.pt] SHARD.npz [SHARD.npz ...]
+    python -m tantrix_pi.vision.training.train OUT.onnx --steps 18000 [--init WEIGHTS.pt] SHARD.npz [SHARD.npz ...]
 
 Shards come from `tantrix_pi.vision.training.shards`. Each step draws a batch, turns it by a multiple of 90
 degrees and maybe mirrors it (exact: the labels turn with it), changes its light (gain, colour cast, gamma,
 noise), and minimises: binary cross-entropy on the face and the outline, CenterNet's focal loss on the
 centre heat map, L1 on the width code over tile faces, cross-entropy on what covers the table. The learning
-rate follows a cosine over the time budget. The export takes any input whose sides are multiples of 16.
+rate follows a cosine over the steps. The budget is a number of batches, not a time, so a run on a busy machine
+learns the same as on an idle one, only later. The export takes any input whose sides are multiples of 16.
 
 What the run saw is written next to the ONNX file (OUT.manifest.json: every shard with its sha256 and the
 pictures its crops were cut from, the run's settings), and that file's sha256 goes into the ONNX file's
@@ -90,9 +91,9 @@ def losses(out: torch.Tensor, masks: torch.Tensor, maps: torch.Tensor) -> dict[s
     }
 
 
-def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Path | None = None,
+def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path | None = None,
           lr: float = LEARNING_RATE, log=print) -> TileNet:
-    """Train for `minutes` (from the weights `init` when given: a longer run in stages) and export to `out`."""
+    """Train for `steps` batches (from the weights `init` when given: a longer run in stages), export to `out`."""
     torch.manual_seed(seed)
     images, masks, maps, seen = load(shards)
     log(f"{len(images)} crops from {len(shards)} shards")
@@ -101,9 +102,9 @@ def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Pa
         net.load_state_dict(torch.load(init))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     g = torch.Generator().manual_seed(seed + 1)
-    start, budget, step, history = time.time(), minutes * 60.0, 0, []
-    while (time.time() - start) < budget:
-        done = (time.time() - start) / budget
+    start, history = time.time(), []
+    for step in range(1, steps + 1):
+        done = (step - 1) / steps
         for group in opt.param_groups:
             group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * done)) + 5e-5
         idx = torch.randint(len(images), (BATCH,), generator=g).numpy()
@@ -115,7 +116,6 @@ def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Pa
         loss.backward()
         opt.step()
         history.append([v.item() for v in parts.values()])
-        step += 1
         if step % 100 == 0:
             mean = np.mean(history[-100:], axis=0)
             log(f"step {step} {time.time() - start:.0f}s "
@@ -124,11 +124,11 @@ def train(shards: list[Path], out: Path, minutes: float, seed: int = 0, init: Pa
     written = out.with_suffix(".manifest.json")
     written.write_text(json.dumps({
         "format": "tantrix-pi-training-manifest/1", "torch": torch.__version__, "seed": seed, "lr": lr,
-        "minutes": minutes, "batch": BATCH, "steps": step,
+        "steps": steps, "batch": BATCH, "minutes": round((time.time() - start) / 60, 1),
         "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init)},
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
     export(net, out, {MANIFEST_KEY: _sha256(written)})
-    log(f"{step} steps; saved {out} and {written.name}")
+    log(f"{steps} steps; saved {out} and {written.name}")
     return net
 
 
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path)
     ap.add_argument("shards", type=Path, nargs="+")
-    ap.add_argument("--minutes", type=float, default=60.0)
+    ap.add_argument("--steps", type=int, default=18000, help="batches to train on (default %(default)s)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", type=Path, help="start from these weights (the .pt an earlier run saved)")
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
-        train(args.shards, args.out, args.minutes, args.seed, args.init, args.lr, log=lambda s: print(s, flush=True))
+        train(args.shards, args.out, args.steps, args.seed, args.init, args.lr, log=lambda s: print(s, flush=True))
     except ValueError as e:
         print(f"train: {e}", file=sys.stderr)
         return 2
