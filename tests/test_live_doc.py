@@ -9,7 +9,8 @@ from tantrix_pi.live import presses, tracker
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "live.md").read_text()
 CONSTANTS = {"tracker.REMOVAL_EXTRA": tracker.REMOVAL_EXTRA, "tracker.OCCLUSION_REACH": tracker.OCCLUSION_REACH,
              "tracker.OCCLUSION_PATIENCE": tracker.OCCLUSION_PATIENCE, "presses.PATIENCE": presses.PATIENCE,
-             "tracker.TURN_SEEN": tracker.TURN_SEEN, "tracker.TURN_REACH": tracker.TURN_REACH}
+             "tracker.TURN_SEEN": tracker.TURN_SEEN, "tracker.TURN_REACH": tracker.TURN_REACH,
+             "tracker.HAND_BESIDE": tracker.HAND_BESIDE}
 QUOTE = re.compile(r"`([\w.]+)`\s*\((\d+(?:\.\d+)?)\)")
 
 

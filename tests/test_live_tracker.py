@@ -122,6 +122,38 @@ def test_tile_gone_needs_more_frames():
     assert [(ch.kind, ch.before) for ch in c.changes] == [("removed", Placement(2, 1, 0, 3))]
 
 
+def test_a_vanished_tile_whose_neighbours_picture_changed_is_hidden_not_removed_until_patience_runs_out():
+    # fingers resting over tile 3's edge hide tile 2 beside it, and the network hardly marks them as cover; tile 3 still
+    # reads as committed, but its picture changed: tile 2 is under the fingers, not taken away
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 1, -1, 0))
+    without_2 = seen(B((1, 0, 0, 0), (3, 1, -1, 0)))
+    at = {st.placement.tile: st.center_px for st in without_2.tiles}
+    fingers = at[3]
+    asked = []
+
+    def under_fingers(at):
+        asked.append(at)
+        return 0.3 if at == fingers else 0.0
+
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    assert [t.observe(without_2, None, 1, under_fingers) for _ in range(OCCLUSION_PATIENCE)] == [None] * 30
+    assert fingers in asked and set(asked) <= {at[1], at[3]}  # the vanished tile's neighbours, nothing else
+    # lifted: tile 2 was there all along
+    t.motion()
+    assert [t.observe(seen(three), None, 1, under_fingers) for _ in range(6)] == [None] * 6
+    # a tile taken away whose neighbours show no change is removed as before
+    t.motion()
+    [c] = [o for o in (t.observe(without_2, None, 1, lambda at: 0.0) for _ in range(4)) if o is not None]
+    assert [(ch.kind, ch.before) for ch in c.changes] == [("removed", Placement(2, 1, 0, 3))]
+    # taking a tile away may nudge its neighbours: that alone holds the removal back only so long
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    outs = [t.observe(without_2, None, 1, under_fingers) for _ in range(OCCLUSION_PATIENCE + 5)]
+    [(i, c)] = [(i, o) for i, o in enumerate(outs) if o is not None]
+    assert i >= OCCLUSION_PATIENCE and [ch.kind for ch in c.changes] == ["removed"]
+
+
 def test_turned_and_moved_tiles():
     t = Tracker(TWO, stable_frames=1)
     t.motion()
