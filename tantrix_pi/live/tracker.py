@@ -241,11 +241,11 @@ class Tracker:
         seen = [t.placement for t in det.tiles]
         self.transform = register(self.committed, seen)
         readings, seen_frames = self.readings, self.seen_frames
-        self.latest = {}
+        self.latest, centres = {}, {}
         for st in det.tiles:
             p = apply(self.transform, st.placement)
             cell = p.cell
-            self.latest[cell] = p
+            self.latest[cell], centres[cell] = p, st.center_px
             seen_frames[cell] += frames
             key = (p.tile, p.rot)
             tally = readings[cell].get(key)
@@ -262,7 +262,7 @@ class Tracker:
         explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
         overlaid = changed_tiles is not None and changed_tiles > explained
         bad_cells, bad_px, covered = unreadable_cells(det, self.transform, self.committed)
-        beside = bool(gone) and self.held_beside < OCCLUSION_PATIENCE and self._hand_beside(det, gone, changed_at)
+        beside = bool(gone) and self.held_beside < OCCLUSION_PATIENCE and self._hand_beside(centres, gone, changed_at)
         if gone and (overlaid or covered or beside):
             if not (overlaid or covered):
                 self.held_beside += 1
@@ -294,27 +294,24 @@ class Tracker:
         self.announced_unsure = ()
         if best == self.committed.occupied:
             return None
-        return self._commit(Board(best.values()), self._touched(det, best, changed_at))
+        return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
 
-    def _hand_beside(self, det: Detection, gone: frozenset[Cell],
+    def _hand_beside(self, centres: dict[Cell, tuple[float, float]], gone: frozenset[Cell],
                      changed_at: Callable[[tuple[float, float]], float] | None) -> bool:
         """Whether something lies over a committed tile next to one of the `gone` cells: its picture changed though it
-        still reads as committed (HAND_BESIDE)."""
+        still reads as committed (HAND_BESIDE). `centres`: the latest detection's tiles in the image, by cell."""
         if changed_at is None:
             return False
-        at = {apply_cell(self.transform, st.placement.cell): st for st in det.tiles}
-        return any((st := at.get(neighbour(cell, d))) is not None
-                   and apply(self.transform, st.placement) == self.committed.get(neighbour(cell, d))
-                   and changed_at(st.center_px) >= HAND_BESIDE for cell in gone for d in range(6))
+        return any((n := neighbour(cell, d)) in centres and self.latest[n] == self.committed.get(n)
+                   and changed_at(centres[n]) >= HAND_BESIDE for cell in gone for d in range(6))
 
-    def _touched(self, det: Detection, best: dict[Cell, Placement],
+    def _touched(self, centres: dict[Cell, tuple[float, float]], best: dict[Cell, Placement],
                  changed_at: Callable[[tuple[float, float]], float] | None) -> frozenset[Cell]:
         """Committed cells read another way whose picture changed since the commit, though no motion was seen."""
         if self.moved_since_commit or changed_at is None:
             return frozenset()
-        at = {apply_cell(self.transform, st.placement.cell): st.center_px for st in det.tiles}
-        return frozenset(c for c, p in best.items() if self.committed.get(c) not in (None, p) and c in at
-                         and changed_at(at[c]) >= TURN_SEEN)
+        return frozenset(c for c, p in best.items() if self.committed.get(c) not in (None, p) and c in centres
+                         and changed_at(centres[c]) >= TURN_SEEN)
 
     def _commit(self, board: Board, touched: frozenset[Cell] = frozenset()) -> Commit:
         commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit, touched))
