@@ -426,16 +426,21 @@ class Check:
     def _must_fills(self, placing: list[int]) -> list[tuple[str, str, str, bool]]:
         """With the hands in view, a row: before each placement, the last must-fill said since the one before (in
         the recording's grid) against what the player to play must fill; a must-fill said when nothing is owed, or
-        naming other spaces or tiles, is wrong. The misses are kept for the report."""
+        naming other spaces or tiles, is wrong. A fill owed between two placements first seen in one frame (a hand
+        over the board hid the first) is counted apart: the board that owed it was never in view. The misses are
+        kept for the report."""
         self.fills_wrong: list[str] = []
         if self.owed is None:
             return []
         at = {self.expected[i][1].move: self.matched.get(i) for i in placing}
-        right = 0
+        right = unseen = 0
         for k, (player, spaces) in enumerate(self.owed):
             lo, hi = at.get(k - 1, -1) if k else -1, at.get(k)
             if lo is None or hi is None:
                 self.fills_wrong.append(f"move {k + 1}: its placement or the one before was not announced")
+                continue
+            if spaces and lo >= 0 and self.events[lo][2] == self.events[hi][2]:
+                unseen += 1  # both placements first seen in one frame: the board owing the fill was never in view
                 continue
             said = [data for kind, data, *_ in self.events[lo + 1:hi] if kind == "must_fill"]
             got = (said[-1]["player"], frozenset((apply_cell(self.t, tuple(s["cell"])), tuple(sorted(s["tiles"])))
@@ -447,7 +452,8 @@ class Check:
                                         + (f"{got[0]} {_fills(got[1])}" if got else "nothing"))
         owed = sum(bool(spaces) for _p, spaces in self.owed)
         return [("must-fills said before a placement (a held tile fits a forced space)", owed,
-                 f"{right}" + (f", {len(self.fills_wrong)} wrong" if self.fills_wrong else ""), not self.fills_wrong)]
+                 f"{right}" + (f", {unseen} never in view" if unseen else "")
+                 + (f", {len(self.fills_wrong)} wrong" if self.fills_wrong else ""), not self.fills_wrong)]
 
     def _behaviours(self) -> list[tuple[str, str, str, bool]]:
         """A row per scripted behaviour: what its scenes must be announced as (for one around the board, a lamp, a
