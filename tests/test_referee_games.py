@@ -4,6 +4,7 @@ legal placement is never called illegal."""
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -12,8 +13,10 @@ from table_play import BOARD_KINDS, HAND_SLIPS, SLIPS, referee_sees, reference_g
 from tantrix_pi.game import EndTurn, Game, Move
 from tantrix_pi.live.referee import Setup
 
-GAMES = 1200
-"""Random games played through (2-4 players, each cut at a random length, a slip every few moves)."""
+GAMES = int(os.environ.get("TANTRIX_PI_GAMES", "480"))
+"""Random games played through (2-4 players, each cut at a random length, a slip every few moves). 480 in the suite
+(every slip at least 8 times in every block); before a release `TANTRIX_PI_GAMES=2400 pytest
+tests/test_referee_games.py` plays more (docs/live.md)."""
 
 
 def replay_blind(ref: Game) -> Game:
