@@ -29,3 +29,15 @@ def mock_factory():
     finally:
         factory.reset()
         gpiozero.Device.pin_factory = saved
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: a worker more than the cores, since the suite spends about a fifth of its time waiting on brokers,
+    browsers and the commands it starts; another worker computes meanwhile."""
+    return (os.cpu_count() or 1) + 1
+
+
+def pytest_collection_modifyitems(items):
+    """Tests kept on one worker (`xdist_group`: a costly module fixture started once) run first, while the other
+    worker takes the rest: last, they would leave it idle at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
