@@ -76,7 +76,8 @@ def _browsers_quit():
 @contextlib.contextmanager
 def browser(size):
     """A chromium of that window size as a first visitor sees the page: after the block its cookies, cache and the
-    page's storage are cleared (or, when that fails, it is quit)."""
+    page's storage are cleared and its tabs closed for a blank one, so that no page (not one kept for the back
+    button either) holds a stream open to a server the test stops (or, when that fails, it is quit)."""
     if size not in _started:
         _started[size] = _start(size)
     driver = _started[size][0]
@@ -88,7 +89,12 @@ def browser(size):
                 driver.execute_script("localStorage.clear(); sessionStorage.clear()")
             driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
             driver.execute_cdp_cmd("Network.clearBrowserCache", {})
-            driver.get("about:blank")
+            used = driver.window_handles
+            driver.switch_to.new_window("tab")
+            for handle in used:
+                driver.switch_to.window(handle)
+                driver.close()
+            driver.switch_to.window(driver.window_handles[0])
             driver.set_window_size(*size)
         except Exception:
             _quit(size)
