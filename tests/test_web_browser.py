@@ -109,8 +109,10 @@ def demo(tmp_path_factory, demo_feed):
     port = free_port()
     log = (tmp / "demo.log").open("w")
     feed = [] if demo_feed is None else ["--mqtt", demo_feed[0].url, "--table", "t9"]
+    # a suite started in the background (`nohup ... &`) hands its children SIGINT ignored: the demo gets Ctrl-C back
     proc = subprocess.Popen([sys.executable, "-m", "tantrix_pi", "demo", "--out", str(tmp / "out"), "--web", str(port),
-                             "--fps", "20", *feed], stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
+                             "--fps", "20", *feed], stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     url = f"http://localhost:{port}/"
 
     def up():
@@ -126,7 +128,10 @@ def demo(tmp_path_factory, demo_feed):
     wait_for(lambda: api(url + "api/state")["over"], 240)
     wait_for(lambda: "the page stays at" in (tmp / "demo.log").read_text(), 60)
     proc.send_signal(signal.SIGINT)  # the demo serves until Ctrl-C, then ends well
-    assert proc.wait(20) == 0
+    try:
+        assert proc.wait(20) == 0
+    finally:
+        proc.kill()  # no-op once it has ended; else no demo outlives the test
     assert "all 56 placements recognised in order" in (tmp / "demo.log").read_text()
     log.close()
 
