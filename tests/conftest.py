@@ -38,6 +38,7 @@ def pytest_xdist_auto_num_workers(config):
 
 
 def pytest_collection_modifyitems(items):
-    """Tests kept on one worker (`xdist_group`: a costly module fixture started once) run first, while the other
-    worker takes the rest: last, they would leave it idle at the end."""
+    """Tests of an `xdist_group` (a costly module fixture, started once in each worker that runs them) go first and
+    together: worksteal gives the first worker the front of the list and moves tests from the back, so they stay on
+    that worker, and do not end the run with one worker busy and the others idle."""
     items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)

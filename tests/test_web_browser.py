@@ -34,7 +34,7 @@ CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 needs_chromium = pytest.mark.skipif(not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)),
                                     reason="Debian's chromium and chromium-driver are not installed "
                                            "(./run.sh test installs them)")
-pytestmark = pytest.mark.xdist_group("browser")  # one worker: the replay and the ruled page start once, not per worker
+pytestmark = pytest.mark.xdist_group("browser")  # run first, on one worker (conftest.py): the replay starts once
 
 PHONE, DESKTOP = (390, 844), (1280, 900)
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
