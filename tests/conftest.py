@@ -2,6 +2,7 @@
 
 import os
 
+import chromium
 import gpiozero
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -17,6 +18,13 @@ def english():
     i18n.use("en")
     yield
     i18n.use("en")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def chromiums_quit():
+    """The browsers the tests started (`chromium.browser`, one per window size) end with the session."""
+    yield
+    chromium.quit_all()
 
 
 @pytest.fixture

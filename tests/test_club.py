@@ -14,8 +14,8 @@ import urllib.request
 from pathlib import Path
 
 from broker import Listener, Mosquitto, free_port, needs_mosquitto, wait_for
+from chromium import DESKTOP, browser, needs_chromium
 from live_fakes import detect_frame, frame_of
-from test_web_browser import DESKTOP, browser, needs_chromium
 
 from tantrix_pi.club.subscriber import Subscriber
 from tantrix_pi.club.tables import Club
