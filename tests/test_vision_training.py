@@ -131,3 +131,15 @@ def test_a_short_training_run_exports_a_model_the_detector_can_run_and_what_it_s
     # the recorded hash is the picture's: drawn again from the same seed, the first picture matches
     first = scenes.simulated(np.random.default_rng(1)).image
     assert entry["pictures"][0]["sha256"] == hashlib.sha256(first.tobytes()).hexdigest()
+
+    # a run in stages: the second records the first's manifest with the weights it started from
+    again = tmp_path / "again.onnx"
+    train.train([shard], again, steps=2, init=out.with_suffix(".pt"), log=lambda s: None)
+    init = json.loads(again.with_suffix(".manifest.json").read_text())["init"]
+    assert init["sha256"] == hashlib.sha256(out.with_suffix(".pt").read_bytes()).hexdigest()
+    assert init["manifest"] == seen
+    # weights whose run is not known are refused
+    orphan = tmp_path / "orphan.pt"
+    orphan.write_bytes(out.with_suffix(".pt").read_bytes())
+    with pytest.raises(ValueError, match="orphan.manifest.json beside it"):
+        train.train([shard], tmp_path / "x.onnx", steps=1, init=orphan, log=lambda s: None)

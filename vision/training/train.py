@@ -10,8 +10,9 @@ rate follows a cosine over the steps. The budget is a number of batches, not a t
 learns the same as on an idle one, only later. The export takes any input whose sides are multiples of 16.
 
 What the run saw is written next to the ONNX file (OUT.manifest.json: every shard with its sha256 and the
-pictures its crops were cut from, the run's settings), and that file's sha256 goes into the ONNX file's
-metadata as `training_manifest_sha256`.
+pictures its crops were cut from, the run's settings; with `--init`, the manifest of the run that saved those
+weights, which must lie beside them), and that file's sha256 goes into the ONNX file's metadata as
+`training_manifest_sha256`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,16 @@ def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[di
             shards.append({"file": str(Path(path).resolve()), "sha256": _sha256(path),
                            "crops": len(parts[-1]["image"]), "pictures": json.loads(str(d["pictures"]))})
     return (*(np.concatenate([d[k] for d in parts]) for k in ("image", "masks", "maps")), shards)
+
+
+def _earlier_run(init: Path) -> dict:
+    """The manifest of the run that saved the weights `init` (its OUT.manifest.json, beside them), so that a model
+    trained in stages records every picture each stage saw. ValueError when there is none."""
+    written = Path(init).with_suffix(".manifest.json")
+    if not written.is_file():
+        raise ValueError(f"{init}: no {written.name} beside it, so what those weights saw is not known; "
+                         "start from weights a run of this module saved")
+    return json.loads(written.read_text())
 
 
 def _sha256(path: Path) -> str:
@@ -95,6 +106,7 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
           lr: float = LEARNING_RATE, log=print) -> TileNet:
     """Train for `steps` batches (from the weights `init` when given: a longer run in stages), export to `out`."""
     torch.manual_seed(seed)
+    earlier = _earlier_run(init) if init is not None else None
     images, masks, maps, seen = load(shards)
     log(f"{len(images)} crops from {len(shards)} shards")
     net = TileNet()
@@ -125,7 +137,8 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
     written.write_text(json.dumps({
         "format": "tantrix-pi-training-manifest/1", "torch": torch.__version__, "seed": seed, "lr": lr,
         "steps": steps, "batch": BATCH, "minutes": round((time.time() - start) / 60, 1),
-        "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init)},
+        "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init),
+                                           "manifest": earlier},
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
     export(net, out, {MANIFEST_KEY: _sha256(written)})
     log(f"{steps} steps; saved {out} and {written.name}")
