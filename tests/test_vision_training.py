@@ -115,7 +115,7 @@ def test_a_short_training_run_exports_a_model_the_detector_can_run_and_what_it_s
     shard = tmp_path / "s.npz"
     np.savez(shard, **shards.build("simulated", 6, 1))
     out = tmp_path / "tiles.onnx"
-    torch.set_num_threads(1)  # as the suite's other workers do: two threads beside them only wait on each other
+    torch.set_num_threads(1)  # the suite's other workers share the cores: two threads beside them only wait
     train.train([shard], out, steps=3, log=lambda s: None)
     net = TileNetwork(str(out))
     assert net.run(np.zeros((64, 96, 3), np.uint8)).shape == (CHANNELS, 32, 48)

@@ -333,12 +333,11 @@ def test_after_the_first_message_the_stream_sends_what_changed_and_the_page_keep
     the deltas are small."""
     from web_fakes import play
 
-    from tantrix_pi.web import hub
     from tantrix_pi.web.state import PageState, delta
 
     # the fake referee plays the game as fast as it can: on a loaded machine this reader can fall the 8 messages
     # behind that get a browser dropped (and reconnected: the test below). Here every delta must arrive
-    monkeypatch.setattr(hub, "CLIENT_QUEUE", 10_000)
+    monkeypatch.setattr("tantrix_pi.web.hub.CLIENT_QUEUE", 10_000)
 
     async def scenario():
         hub = Hub()
