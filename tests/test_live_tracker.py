@@ -214,6 +214,28 @@ def test_the_frame_edge_next_to_the_board_holds_back_no_placement_but_a_tile_it_
     out_of_view = seen(TWO)
     out_of_view.unreadable.append(Unread((0.0, 700.0), EDGE, cell=(0, 1)))
     assert feed(t, out_of_view, 20) == [] and t.committed == three
+    # ... and a tile laid meanwhile, in view, is the next move
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    out_of_view = seen(B((1, 0, 0, 0), (2, 1, 0, 3), (4, 1, -1, 2)))
+    out_of_view.unreadable.append(Unread((0.0, 700.0), EDGE, cell=(0, 1)))
+    [c] = feed(t, out_of_view, 20)
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("placed", Placement(4, 1, -1, 2))]
+    assert t.committed == B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0), (4, 1, -1, 2))
+
+
+def test_a_tile_moved_away_from_the_frame_edge_is_moved_not_held_there():
+    # an illegal tile laid at the frame's edge and moved to its right cell: its old cell now lies beyond the edge,
+    # but the tile is read in the new one, so it is no longer there (this held back every move for 70 frames)
+    at_edge = B((1, 0, 0, 0), (2, 1, 0, 3), (3, -1, 1, 0))
+    t = Tracker(at_edge, stable_frames=2)
+    t.motion()
+    moved = seen(B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 4)))
+    moved.unreadable.append(Unread((0.0, 700.0), EDGE, cell=(-1, 1)))
+    [c] = feed(t, moved, 20)
+    assert [(ch.kind, ch.before, ch.after) for ch in c.changes] == [
+        ("moved", Placement(3, -1, 1, 0), Placement(3, 0, 1, 4))]
+    assert t.committed == B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 4))
 
 
 def test_a_tile_laid_clear_of_a_hand_resting_on_the_board_is_committed_and_what_it_hides_stays():

@@ -148,22 +148,23 @@ def apply(t: Transform, p: Placement) -> Placement:
 
 
 def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[list[Cell], list[tuple[float, float]],
-                                                                             list[Cell]]:
+                                                                             list[Cell], list[Cell]]:
     """What the detector doubts on or next to the board, in committed coordinates: the cells it could not
     read (unreadable, face down), image positions of those it could not place when too few tiles were read
-    to say, and the cells something lies over (a hand). Junk further out on the table is not the board's
-    business, nor a cell beyond the frame's edge (`EDGE`) that holds no tile of the `committed` board. The detector
-    gives the cell; without one it is found through the pixel positions of the tiles that were read."""
+    to say, the cells something lies over (a hand), and the cells of the `committed` board beyond the frame's
+    edge (`EDGE`: nothing of them is seen). Junk further out on the table is not the board's business, nor an
+    empty cell beyond the frame's edge. The detector gives the cell; without one it is found through the pixel
+    positions of the tiles that were read."""
     doubts = [d for d in det.doubts() if d.kind != "unsure"]  # unsure readings are weighed by the votes
     covered = sorted({apply_cell(t, d.cell) for d in doubts if d.detail == COVERED and d.cell is not None})
-    # beyond the frame edge nothing is seen: the game there is the one the referee watched being laid (a tile it
-    # holds there is not gone: the camera or the board moved)
-    doubts = [d for d in doubts if d.detail != COVERED and not (d.detail == EDGE and d.cell is not None
-                                                                and apply_cell(t, d.cell) not in committed)]
+    # beyond the frame edge nothing is seen: the game there is the one the referee watched being laid
+    edge = {apply_cell(t, d.cell) for d in doubts if d.detail == EDGE and d.cell is not None}
+    beyond = sorted(edge & committed.cells)
+    doubts = [d for d in doubts if d.detail != COVERED and not (d.detail == EDGE and d.cell is not None)]
     cells = [apply_cell(t, d.cell) for d in doubts if d.cell is not None]
     points = [d.center_px for d in doubts if d.cell is None]
     if points and len(det.tiles) < 3:
-        return sorted(set(cells)), points, covered
+        return sorted(set(cells)), points, covered, beyond
     if points:
         px = np.array([[*t_.center_px, 1.0] for t_ in det.tiles])
         grid = np.array([centre(t_.placement.cell) for t_ in det.tiles])
@@ -171,7 +172,7 @@ def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[li
         for x, y in points:
             gx, gy = np.array([x, y, 1.0]) @ affine
             cells.append(apply_cell(t, cell_at(float(gx), float(gy))))
-    return sorted(set(cells)), [], covered
+    return sorted(set(cells)), [], covered, beyond
 
 
 class Tracker:
@@ -261,7 +262,12 @@ class Tracker:
         gone = self.committed.cells - cells
         explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
         overlaid = changed_tiles is not None and changed_tiles > explained
-        bad_cells, bad_px, covered = unreadable_cells(det, self.transform, self.committed)
+        bad_cells, bad_px, covered, beyond = unreadable_cells(det, self.transform, self.committed)
+        # a tile the referee holds beyond the frame's edge is not gone (the camera or the board moved), unless it is
+        # read in another cell: then it was moved from there
+        read_now = {p.tile for p in self.latest.values()}
+        unseen = {c for c in beyond if self.committed[c].tile not in read_now}
+        gone -= unseen
         beside = bool(gone) and self.held_beside < OCCLUSION_PATIENCE and self._hand_beside(centres, gone, changed_at)
         if gone and (overlaid or covered or beside):
             if not (overlaid or covered):
@@ -292,6 +298,7 @@ class Tracker:
             self.announced_unsure = key
             return Unclear(unsure, bad_px)
         self.announced_unsure = ()
+        best.update((c, self.committed[c]) for c in unseen)
         if best == self.committed.occupied:
             return None
         return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
