@@ -1,7 +1,7 @@
 from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
-from tantrix_pi.live.tracker import OCCLUSION_PATIENCE, Commit, Tracker, Unclear, register
+from tantrix_pi.live.tracker import HAND_OVER_GONE, OCCLUSION_PATIENCE, Commit, Tracker, Unclear, register
 from tantrix_pi.vision.detection import COVERED, CUT, EDGE, Detection, Unread
 
 ONE = B((1, 0, 0, 0))
@@ -236,6 +236,24 @@ def test_a_tile_moved_away_from_the_frame_edge_is_moved_not_held_there():
     assert [(ch.kind, ch.before, ch.after) for ch in c.changes] == [
         ("moved", Placement(3, -1, 1, 0), Placement(3, 0, 1, 4))]
     assert t.committed == B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 4))
+
+
+def test_a_vanished_tile_whose_cell_shows_a_little_of_a_hand_is_hidden_for_as_long_as_the_hand_stays():
+    # fingers rest over tile 2 for a long while: the detector loses the tile, and the network sees only a little of
+    # its cell covered (too little for a doubt); the tile is not taken off, however long the hand stays
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+    hidden = seen(B((1, 0, 0, 0), (3, 0, 1, 0)))
+    hidden.cover[(1, 0)] = HAND_OVER_GONE * 2
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    assert feed(t, hidden, 5 * OCCLUSION_PATIENCE) == [] and t.committed == three
+    assert feed(t, seen(three), 5) == []  # the hand lifts: nothing to say
+    # taken away, the cell shows bare table: removed
+    bare = seen(B((1, 0, 0, 0), (3, 0, 1, 0)))
+    bare.cover[(1, 0)] = 0.0
+    t.motion()
+    [c] = feed(t, bare, 20)
+    assert [(ch.kind, ch.before) for ch in c.changes] == [("removed", Placement(2, 1, 0, 3))]
 
 
 def test_a_tile_laid_clear_of_a_hand_resting_on_the_board_is_committed_and_what_it_hides_stays():

@@ -99,6 +99,24 @@ def test_an_empty_cell_next_to_the_board_that_shows_tile_face_or_a_hand_is_repor
     assert {u.cell: u.reason for u in det.unreadable} == {empty[0]: MISSED, empty[1]: COVERED}
 
 
+def test_every_empty_cell_in_view_next_to_the_board_carries_how_much_of_it_something_covers():
+    # fingers over a fifth of one cell: too little to doubt a photo, but measured for a live referee that saw a
+    # tile there; the other empty cells show bare table
+    tiles = board_tiles(BOARD)
+    cell = sorted(BOARD.empty_neighbours())[0]
+    cover = np.zeros((400, 500), np.float32)
+    z = np.zeros_like(cover)
+    maps = Maps(z, z, z, z, cover, (0.5, 0.5), (0.0, 0.0))
+    x, y = centre(cell, R * 1.04)
+    u, v = maps.to_map(np.array([[500 + x, 400 + y]]))[0]
+    cover[int(v) - 1:int(v) + 2, int(u) - 4:int(u) + 5] = 1.0
+    det = assemble(tiles, [maps], SHAPE, CONFIG)
+    assert det.unreadable == []
+    assert set(det.cover) == BOARD.empty_neighbours()
+    assert 0.05 < det.cover[cell] < CONFIG.grid.covered_cell
+    assert all(share == 0.0 for c, share in det.cover.items() if c != cell)
+
+
 def test_a_board_whose_colours_mostly_disagree_is_not_trusted():
     rng = np.random.default_rng(2)
     cells = [p.cell for p in legal_board(12, seed=9)]

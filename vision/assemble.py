@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import neighbour, opposite
+from tantrix_pi.grid import Cell, neighbour, opposite
 from tantrix_pi.vision import decode, edges, layout
 from tantrix_pi.vision.config import Config
 from tantrix_pi.vision.detection import (
@@ -65,7 +65,7 @@ def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.
         board = -2
     for t in tiles:
         _classify(det, t, t.group == board, maps, shape, cfg)
-    missed = _missed_cells([t for t in tiles if t.group == board], tiles, maps, shape, cfg, photo)
+    missed, det.cover = _missed_cells([t for t in tiles if t.group == board], tiles, maps, shape, cfg, photo)
     det.unreadable += [u for u in missed if u.back is None]
     backs = [u for u in missed if u.back is not None]  # on a cell: said there, not again as lying apart
     det.face_down = [u for u in det.face_down if u.cell is not None or
@@ -218,15 +218,16 @@ def _not_tiles(board: list[Seen], cfg: Config) -> bool:
 
 
 def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame, cfg: Config,
-                  photo: np.ndarray | None = None) -> list[Unread]:
+                  photo: np.ndarray | None = None) -> tuple[list[Unread], dict[Cell, float]]:
     """Empty cells next to the board where no tile was found, but the network sees tile face (a tile is there
     that it could not make out, or that the frame cuts: a hole there would be a wrong board; read in the
     `photo`, it may show a back: then it is face down, with its `back`) or something over them (a hand may
     hide a tile there). A cell the photo's frame cuts is doubted whatever it shows: the board may go on
     beyond the frame, and a verdict on the part in view may be wrong (`CUT` when tile face shows in the part in
-    view, else `EDGE`: nothing is seen there, which a live referee that saw every tile laid need not ask about)."""
+    view, else `EDGE`: nothing is seen there, which a live referee that saw every tile laid need not ask about).
+    Also the share of each empty cell in view that the network sees covered, however little (`Detection.cover`)."""
     if not board or not maps:
-        return []
+        return [], {}
     taken = {t.cell for t in board}
     empty = {neighbour(t.cell, d) for t in board for d in range(6)} - taken
     shape = np.mean([t.hexagon.m for t in board], axis=0)
@@ -239,9 +240,12 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
             cells.append((cell, guess, hx))
     hexes = [hx for *_, hx in cells]
     face, cover = shares(maps, hexes, "face"), shares(maps, hexes, "cover")
-    out = []
+    out, covered = [], {}
     for (cell, guess, hx), face_share, cover_share in zip(cells, face, cover, strict=True):
         there = [t for t in tiles if math.dist(guess[0], t.centre) < 0.5 * guess[1]]
+        in_view = edges.in_frame(Seen(hx, 0.0, 0.0), frame, 1.0)
+        if not there and in_view:
+            covered[cell] = float(cover_share)
         reason = None
         if there:
             # a tile lies on the cell but not on the board's grid (turned too far to link, or a loose tile
@@ -255,7 +259,7 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
                 continue
             if off:
                 reason = OFF_GRID
-        elif not edges.in_frame(Seen(hx, 0.0, 0.0), frame, 1.0):
+        elif not in_view:
             # the board may go on beyond the photo's edge: what lies there is not seen (a cut tile if its face shows)
             reason = CUT if face_share >= cfg.grid.missing_face else EDGE
         elif face_share >= cfg.grid.missing_face:
@@ -273,7 +277,7 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
         if reason:
             corners = polygon(hx.corners())
             out.append(Unread((float(guess[0][0]), float(guess[0][1])), reason, corners_px=corners, cell=cell))
-    return out
+    return out, covered
 
 
 def _doubt_islands(tiles: list[SeenTile], cfg: Config) -> list[SeenTile]:

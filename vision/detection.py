@@ -113,6 +113,10 @@ class Detection:
     face_down: list[Unread] = field(default_factory=list)
     tile_px: float = 0.0
     """Tile size in pixels, across flats."""
+    cover: dict[Cell, float] = field(default_factory=dict)
+    """Empty cells next to the board, in view: the share of each that the network sees something lie over (a hand,
+    an arm, a cup), however little. A live referee that saw a tile there weighs it; a photo check doubts a cell
+    only from `GridConfig.covered_cell` up."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds spent in each stage of the pipeline."""
 
