@@ -81,6 +81,24 @@ def test_a_tile_read_another_way_where_its_picture_changed_was_turned_by_a_hand_
     assert set(asked) == {seen(TWO).tiles[1].center_px}  # asked about the tile that changed, not the other one
 
 
+def test_a_tile_turned_too_quickly_to_see_after_the_table_settled_is_announced_as_soon_as_it_settles():
+    # the table has been still a while since tile 2 was committed, then a quick hand turns it between two frames:
+    # the turn is the player's move now, not a reading that must first outvote every frame before it
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    assert len(feed(t, seen(TWO), 10)) == 1
+    turned = seen(TWO, override={(1, 0): (2, 5)})
+    outs = [t.observe(turned, None, 1, lambda at: 0.6) for _ in range(3)]
+    assert outs[0] is None
+    [c] = [o for o in outs if o is not None]
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("turned", Placement(2, 1, 0, 5))]
+    # a misreading where the picture did not change still has to outvote what was read before
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    feed(t, seen(TWO), 10)
+    assert [t.observe(turned, None, 1, lambda at: 0.0) for _ in range(3)] == [None] * 3
+
+
 def test_unsure_tile_is_reported_once_and_never_committed():
     t = Tracker(ONE, stable_frames=2)
     t.motion()

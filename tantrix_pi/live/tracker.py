@@ -248,6 +248,10 @@ class Tracker:
         """
         seen = [t.placement for t in det.tiles]
         self.transform = register(self.committed, seen)
+        if changed_at is not None and self._turned_unseen(det, changed_at):
+            # a hand too quick for the camera turned a tile: what was read of the table before says nothing now
+            # (its old reading, still leading the votes, held the turn back until the next move)
+            self.motion()
         readings, seen_frames = self.readings, self.seen_frames
         self.latest, centres = {}, {}
         for st in det.tiles:
@@ -310,6 +314,19 @@ class Tracker:
         if best == self.committed.occupied:
             return None
         return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
+
+    def _turned_unseen(self, det: Detection, changed_at: Callable[[tuple[float, float]], float]) -> bool:
+        """Whether a committed tile, whose votes since the last motion still lead for its committed reading, now reads
+        surely another way where its picture changed (TURN_SEEN)."""
+        for st in det.tiles:
+            p = apply(self.transform, st.placement)
+            was = self.committed.get(p.cell)
+            if was is None or was == p or st.confidence < self.min_confidence:
+                continue
+            lead = self._leading(p.cell)
+            if lead is not None and lead.placement == was and changed_at(st.center_px) >= TURN_SEEN:
+                return True
+        return False
 
     def _hand_beside(self, centres: dict[Cell, tuple[float, float]], gone: frozenset[Cell],
                      changed_at: Callable[[tuple[float, float]], float] | None) -> bool:
