@@ -43,6 +43,18 @@ def no_maps() -> list[Maps]:
     return [Maps(z, z, z, z, z, (0.5, 0.5), (0.0, 0.0))]
 
 
+def face_maps(tiles: list[Seen]) -> list[Maps]:
+    """Maps in which the network sees tile face over each of the `tiles`."""
+    face = np.zeros((400, 500), np.float32)
+    z = np.zeros_like(face)
+    maps = Maps(face, z, z, z, z, (0.5, 0.5), (0.0, 0.0))
+    for t in tiles:
+        u, v = maps.to_map(np.array([t.centre]))[0]
+        r = R * 0.5 * maps.scale[0]
+        face[int(v - r):int(v + r) + 1, int(u - r):int(u + r) + 1] = 1.0
+    return [maps]
+
+
 BOARD = legal_board(6, seed=4)
 
 
@@ -60,10 +72,23 @@ def test_doubts_on_the_board_name_their_cell_and_reason():
     tiles[1] = Seen(blank.hexagon, 0.9, 0.0, 0, blank.cell, bands(0), None)
     tiles[2] = Seen(glared.hexagon, 0.9, 0.0, 0, glared.cell, bands(2, black=180.0), None)
     tiles[3] = Seen(cut.hexagon, 0.9, 0.0, 0, cut.cell, None, None)
-    det = assemble(tiles, no_maps(), SHAPE, CONFIG)
+    det = assemble(tiles, face_maps(tiles), SHAPE, CONFIG)
     got = {u.cell: u.reason for u in det.unreadable}
     assert got == {hidden.cell: HIDDEN, blank.cell: NO_BANDS, glared.cell: GLARE, cut.cell: CUT}
     assert len(det.tiles) == len(BOARD) - 4
+
+
+def test_a_bright_colourless_shape_next_to_the_board_that_is_hardly_tile_face_is_the_table_not_a_tile_in_glare():
+    # white paper with pen circles beside the board: the network found a tile-like shape on the cell next to it,
+    # but sees almost no tile face there; no glare is said about the board (it held back a live placement)
+    tiles = board_tiles(BOARD)
+    cell = sorted(BOARD.empty_neighbours())[0]
+    paper = seen(cell, colours=bands(0, black=227.0))
+    det = assemble([*tiles, paper], face_maps(tiles), SHAPE, CONFIG)
+    assert det.board.same_as(BOARD) and det.unreadable == [] and det.doubts() == []
+    # the same shape where the network sees tile face is a tile washed out by glare: doubted
+    det = assemble([*tiles, paper], face_maps([*tiles, paper]), SHAPE, CONFIG)
+    assert {u.cell: u.reason for u in det.unreadable} == {cell: GLARE}
 
 
 def test_loose_and_face_down_tiles_are_filed_apart_from_the_board():
@@ -144,7 +169,7 @@ def test_a_real_board_under_glare_is_doubted_not_dropped():
         r = tiles[i].reading
         tiles[i] = Seen(tiles[i].hexagon, 0.9, 0.0, 0, tiles[i].cell, bands(6, black=150.0),
                         Reading(r.tile, r.rot, 0.05, -9.0, r.colours))
-    det = assemble(tiles, no_maps(), SHAPE, CONFIG)
+    det = assemble(tiles, face_maps(tiles), SHAPE, CONFIG)
     assert {t.placement.cell for t in det.tiles} == {t.cell for t in tiles[:3]}
     assert all(t.confidence <= 0.5 for t in det.tiles)  # a board in doubt: doubted, never a verdict
     assert {u.cell: u.reason for u in det.unreadable} == {t.cell: GLARE for t in tiles[3:]}

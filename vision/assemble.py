@@ -110,6 +110,8 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
             return
         elif r is None and c.bands >= cfg.read.face_up_bands:
             reason = TOO_MANY if decode.face_up(t, cfg.read) else NOT_TILES
+        elif glared and share(maps, t.hexagon, "face") < cfg.grid.missing_face:
+            return  # bright, colourless and hardly tile face to the network: white table (paper, cloth), no tile
         else:
             reason = GLARE if glared else NO_BANDS
         det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell))
