@@ -272,6 +272,13 @@ def test_a_vanished_tile_whose_cell_shows_a_little_of_a_hand_is_hidden_for_as_lo
     t.motion()
     [c] = feed(t, bare, 20)
     assert [(ch.kind, ch.before) for ch in c.changes] == [("removed", Placement(2, 1, 0, 3))]
+    # read in another cell, it was moved, though the fingers that moved it still lie a little over its old cell
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    moved = seen(B((1, 0, 0, 0), (3, 0, 1, 0), (2, -1, 1, 4)))
+    moved.cover[(1, 0)] = HAND_OVER_GONE * 4
+    [c] = feed(t, moved, 20)
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("moved", Placement(2, -1, 1, 4))]
 
 
 def test_a_tile_laid_clear_of_a_hand_resting_on_the_board_is_committed_and_what_it_hides_stays():

@@ -274,12 +274,14 @@ class Tracker:
         explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
         overlaid = changed_tiles is not None and changed_tiles > explained
         bad_cells, bad_px, covered, beyond = unreadable_cells(det, self.transform, self.committed)
-        # a tile the referee holds beyond the frame's edge is not gone (the camera or the board moved), unless it is
-        # read in another cell: then it was moved from there
+        # a tile the referee holds beyond the frame's edge, or on a cell a little of a hand lies over, is not gone
+        # (the camera or the board moved; fingers hide it), unless it is read in another cell: it was moved from there
         read_now = {p.tile for p in self.latest.values()}
-        unseen = {c for c in beyond if self.committed[c].tile not in read_now}
+        hideable = {c for c in self.committed.cells if self.committed[c].tile not in read_now}
+        unseen = hideable & set(beyond)
         gone -= unseen
-        under_hand = gone & {apply_cell(self.transform, c) for c, share in det.cover.items() if share >= HAND_OVER_GONE}
+        under_hand = gone & hideable & {apply_cell(self.transform, c) for c, share in det.cover.items()
+                                        if share >= HAND_OVER_GONE}
         beside = bool(gone) and self.held_beside < OCCLUSION_PATIENCE and self._hand_beside(centres, gone, changed_at)
         if gone and (overlaid or covered or under_hand or beside):
             if not (overlaid or covered or under_hand):
