@@ -277,11 +277,11 @@ class Tracker:
         # a tile the referee holds beyond the frame's edge, or on a cell a little of a hand lies over, is not gone
         # (the camera or the board moved; fingers hide it), unless it is read in another cell: it was moved from there
         read_now = {p.tile for p in self.latest.values()}
-        hideable = {c for c in self.committed.cells if self.committed[c].tile not in read_now}
+        hideable = {c for c in gone if self.committed[c].tile not in read_now}
         unseen = hideable & set(beyond)
         gone -= unseen
-        under_hand = gone & hideable & {apply_cell(self.transform, c) for c, share in det.cover.items()
-                                        if share >= HAND_OVER_GONE}
+        under_hand = (hideable - unseen) & {apply_cell(self.transform, c) for c, share in det.cover.items()
+                                            if share >= HAND_OVER_GONE}
         beside = bool(gone) and self.held_beside < OCCLUSION_PATIENCE and self._hand_beside(centres, gone, changed_at)
         if gone and (overlaid or covered or under_hand or beside):
             if not (overlaid or covered or under_hand):
