@@ -3,6 +3,7 @@ reason, doubt is said only about the board's cells and the cells next to them, j
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import product
 
 import numpy as np
@@ -88,6 +89,24 @@ def test_a_bright_colourless_shape_next_to_the_board_that_is_hardly_tile_face_is
     assert det.board.same_as(BOARD) and det.unreadable == [] and det.doubts() == []
     # the same shape where the network sees tile face is a tile washed out by glare: doubted
     det = assemble([*tiles, paper], face_maps([*tiles, paper]), SHAPE, CONFIG)
+    assert {u.cell: u.reason for u in det.unreadable} == {cell: GLARE}
+
+
+def test_a_bright_colourless_shape_on_the_grid_narrower_or_wider_than_a_tile_is_the_table_not_a_tile_in_glare():
+    # small tiles on paper: the network takes a pen circle beside the board for tile face, but a tile is as wide
+    # as the tiles beside it, and the circle is a fifth narrower
+    tiles = board_tiles(BOARD)
+    cell = sorted(BOARD.empty_neighbours())[0]
+
+    def shape(width: float) -> Seen:
+        s = seen(cell, colours=bands(0, black=250.0))
+        return replace(s, hexagon=Hexagon.regular(s.centre, R * width, 9.0))
+
+    for width in (0.8, 1.25):
+        det = assemble([*tiles, shape(width)], face_maps([*tiles, shape(width)]), SHAPE, CONFIG)
+        assert det.board.same_as(BOARD) and det.doubts() == [], width
+    # a tile in glare, as wide as its neighbours and twisted as a hand lays it, is doubted
+    det = assemble([*tiles, shape(0.97)], face_maps([*tiles, shape(0.97)]), SHAPE, CONFIG)
     assert {u.cell: u.reason for u in det.unreadable} == {cell: GLARE}
 
 

@@ -64,7 +64,7 @@ def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.
         tiles = [t for t in tiles if t.group != board]
         board = -2
     for t in tiles:
-        _classify(det, t, t.group == board, maps, shape, cfg)
+        _classify(det, t, on_board if t.group == board else None, maps, shape, cfg)
     missed, det.cover = _missed_cells([t for t in tiles if t.group == board], tiles, maps, shape, cfg, photo)
     det.unreadable += [u for u in missed if u.back is None]
     backs = [u for u in missed if u.back is not None]  # on a cell: said there, not again as lying apart
@@ -76,13 +76,15 @@ def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.
     return det
 
 
-def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, cfg: Config) -> None:
-    """File one tile under the detection's tiles, loose, face_down or unreadable, or drop it.
+def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps], shape, cfg: Config) -> None:
+    """File one tile under the detection's tiles, loose, face_down or unreadable, or drop it. `board`: the
+    board's tiles when `t` is one of them.
 
     On the board every doubt is said, with its cell. Apart from the board only what reads as a tile, or
     clearly shows a tile's back, is reported: anything else there is junk (a shadow, the table's pattern) or
     a tile that does not matter to a verdict.
     """
+    on_board = board is not None
     where = (float(t.centre[0]), float(t.centre[1]))
     corners = polygon(t.hexagon.corners())
     c, r = t.colours, t.reading
@@ -110,8 +112,8 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
             return
         elif r is None and c.bands >= cfg.read.face_up_bands:
             reason = TOO_MANY if decode.face_up(t, cfg.read) else NOT_TILES
-        elif glared and share(maps, t.hexagon, "face") < cfg.grid.missing_face:
-            return  # bright, colourless and hardly tile face to the network: white table (paper, cloth), no tile
+        elif glared and not _tile_in_glare(t, board, maps, cfg):
+            return  # bright and colourless, but not a tile's face or size: white table (paper, cloth), no tile
         else:
             reason = GLARE if glared else NO_BANDS
         det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell))
@@ -123,6 +125,16 @@ def _classify(det: Detection, t: Seen, on_board: bool, maps: list[Maps], shape, 
         det.loose.append(Unread(where, LOOSE if tile else LOOSE_UNREAD, tile, corners))
     elif not edges.in_frame(t, shape, 1.0) and said_cut():
         det.unreadable.append(Unread(where, CUT, corners_px=corners))
+
+
+def _tile_in_glare(t: Seen, board: list[Seen], maps: list[Maps], cfg: Config) -> bool:
+    """Whether a bright shape without bands on the board's grid is a tile washed out by glare: the network sees
+    it as tile face, and it is as wide as its neighbours say a tile in its cell is."""
+    if share(maps, t.hexagon, "face") < cfg.grid.missing_face:
+        return False
+    expected = layout.expected([s for s in board if s is not t], t.cell)
+    lo, hi = cfg.assemble.glare_width
+    return expected is None or lo <= t.hexagon.width / expected[1] <= hi
 
 
 def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:

@@ -164,6 +164,10 @@ class AssembleConfig:
     its visible part as tile face (real tiles: 0.97 and more; a pen circle on paper at the frame: 0.7)."""
     no_reading: float = 0.15
     """A reading less confident than this says nothing about which tile it is: the tile is unreadable."""
+    glare_width: tuple[float, float] = (0.88, 1.12)
+    """A bright shape without bands on the board's grid is a tile washed out by glare only when it is this wide
+    against the width its neighbours give its cell (wide's washed-out tiles: 0.93-1.02): a tile is as wide as
+    the tiles beside it. Narrower or wider it is the white table (a pen circle on paper beside 60 px tiles: 0.81)."""
 
 
 @dataclass(frozen=True)
