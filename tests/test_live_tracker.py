@@ -307,3 +307,28 @@ def test_a_tile_laid_clear_of_a_hand_resting_on_the_board_is_committed_and_what_
     assert t.committed == four
     t.motion()
     assert feed(t, seen(four), 5) == [] and t.committed == four
+
+
+def test_a_doubt_about_an_empty_cell_whose_picture_did_not_change_since_the_commit_is_the_table_not_a_tile():
+    # small tiles on paper: a pen circle drawn there long before is doubted as a tile in glare once tile 2 is laid
+    # beside it. Nothing was laid on it, so tile 2 is committed and no question is asked
+    circle = seen(TWO, unreadable=[(2, 0)])
+    at = circle.unreadable[0].center_px
+
+    def only_tile_2_laid(point):
+        return 0.0 if point == at else 0.9
+
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    outs = [o for o in (t.observe(circle, None, 1, only_tile_2_laid) for _ in range(4)) if o is not None]
+    assert [type(o) for o in outs] == [Commit] and outs[0].board == TWO
+    # a tile laid there that cannot be read changed the picture: doubted, and still so once the table as committed
+    # has been refreshed with it in view (nothing else is committed meanwhile)
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    outs = [t.observe(circle, None, 1, lambda point: 0.9) for _ in range(2)]
+    assert isinstance(outs[-1], Unclear) and outs[-1].cells == [(2, 0)]
+    three = seen(B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0)), unreadable=[(2, 0)])
+    t.motion()
+    assert [t.observe(three, None, 1, lambda point: 0.0) for _ in range(4)] == [None] * 4
+    assert t.committed == ONE

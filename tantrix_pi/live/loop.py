@@ -348,7 +348,8 @@ class LiveLoop:
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
         self.motion = 0
-        result = self.tracker.observe(det, self._changed_tiles(frame), frames, partial(self._changed_at, frame))
+        changed_at = partial(self._changed_at, frame) if self.reference_frame is not None and self.tile_px else None
+        result = self.tracker.observe(det, self._changed_tiles(frame), frames, changed_at)
         t = self.tracker
         if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
             # the table as committed, in today's light, and where its board lies (not while a hand hides a tile)
@@ -385,8 +386,6 @@ class LiveLoop:
 
     def _changed_at(self, frame: np.ndarray, point: tuple[float, float]) -> float:
         """The share of the picture around `point` (a tile's centre) that differs from the table as last committed."""
-        if self.reference_frame is None or not self.tile_px:
-            return 0.0
         return changed_around(self.reference_frame, frame, point, TURN_REACH * self.tile_px)
 
     def run(self) -> int:

@@ -61,6 +61,14 @@ though the network marks little of its cell: 2-7 % on the simulator's black tabl
 hands far more. The cell of a tile taken away shows bare table: at most 0.4 % in 21 tiles moved or taken off over
 20 simulated games on 11 tables."""
 
+LAID_SEEN = 0.02
+"""Share of an empty cell's picture, within TURN_REACH tile widths of its centre, that must differ from the table as
+committed for the detector's doubt there (a tile it cannot make out) to be about something laid. Where nothing
+changed, the doubt is about the table itself, there before the board reached it: a pen circle on paper that the
+detector takes for a tile in glare beside small tiles. Judged when the cell is first doubted after a commit and kept
+until the next one: the table as committed is refreshed meanwhile, with the doubted tile in view. A tile laid changes
+its cell's picture far more (a tile turned in place, the least change a hand makes: 12 % at 60 px)."""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -198,6 +206,9 @@ class Tracker:
         """Still detections in which only a change over its neighbours held a vanished tile back."""
         self.latest: dict[Cell, Placement] = {}
         """What the latest detection read, by cell, in committed coordinates (motion does not clear it)."""
+        self.doubt_laid: dict[Cell, bool] = {}
+        """Empty cells doubted since the last commit: whether their picture had changed when first doubted
+        (LAID_SEEN)."""
 
     def _reset_window(self) -> None:
         self.readings: dict[Cell, dict[tuple[int, int], Tally]] = defaultdict(dict)
@@ -274,6 +285,8 @@ class Tracker:
         explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
         overlaid = changed_tiles is not None and changed_tiles > explained
         bad_cells, bad_px, covered, beyond = unreadable_cells(det, self.transform, self.committed)
+        table = self._table_doubts(det, changed_at)
+        bad_cells = [c for c in bad_cells if c not in table]
         # a tile the referee holds beyond the frame's edge, or on a cell a little of a hand lies over, is not gone
         # (the camera or the board moved; fingers hide it), unless it is read in another cell: it was moved from there
         read_now = {p.tile for p in self.latest.values()}
@@ -315,7 +328,22 @@ class Tracker:
         best.update((c, self.committed[c]) for c in unseen)
         if best == self.committed.occupied:
             return None
+        self.doubt_laid.clear()
         return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
+
+    def _table_doubts(self, det: Detection, changed_at: Callable[[tuple[float, float]], float] | None) -> set[Cell]:
+        """Empty cells the detector cannot read whose picture had not changed since the table was committed when they
+        were first doubted (LAID_SEEN): the table itself, not a tile laid. None while the table as committed is
+        unknown. (A cell covered or beyond the frame's edge is another question.)"""
+        if changed_at is None:
+            return set()
+        for d in det.doubts():
+            if d.cell is None or d.kind == "unsure" or d.detail in (COVERED, EDGE):
+                continue
+            cell = apply_cell(self.transform, d.cell)
+            if cell not in self.committed.cells and cell not in self.doubt_laid:
+                self.doubt_laid[cell] = changed_at(d.center_px) >= LAID_SEEN
+        return {c for c, laid in self.doubt_laid.items() if not laid}
 
     def _turned_unseen(self, det: Detection, changed_at: Callable[[tuple[float, float]], float]) -> bool:
         """Whether a committed tile, whose votes since the last motion still lead for its committed reading, now reads
