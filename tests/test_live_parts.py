@@ -19,9 +19,10 @@ from tantrix_pi.devices.sources import (
     video_source,
 )
 from tantrix_pi.live import config
-from tantrix_pi.live.gate import MotionGate
+from tantrix_pi.live.gate import MotionGate, changed_around
 from tantrix_pi.live.service import make_source
 from tantrix_pi.live.store import Notice, Played, Store, StoreError
+from tantrix_pi.live.tracker import HAND_BESIDE, TURN_SEEN
 from tantrix_pi.vision import photo
 
 
@@ -190,6 +191,29 @@ def test_motion_gate_skips_a_hand_and_passes_still_frames():
     assert g.moving(noisy(table(hand=(120, 160))))
     assert g.moving(noisy(table()))
     assert not g.moving(noisy(table()))
+
+
+def test_a_tile_of_three_corner_arcs_turned_a_third_of_a_circle_changes_its_picture_though_not_its_grey():
+    # the turn only moves each colour onto the next arc: red, green and blue of one grey level
+    colours = [(0, 0, 230), (0, 117, 0), (220, 45, 55)]
+    grey = cv2.cvtColor(np.uint8([colours]), cv2.COLOR_BGR2GRAY)[0]
+    assert int(grey.max()) - int(grey.min()) <= 2
+
+    def tile(turn: int) -> np.ndarray:
+        img = np.full((120, 120, 3), 30, np.uint8)
+        for k in range(3):
+            a = np.radians(120 * k + 30)
+            corner = (round(60 + 45 * np.cos(a)), round(60 + 45 * np.sin(a)))
+            cv2.circle(img, corner, 22, colours[(k + turn) % 3], 7)
+        return img
+
+    rng = np.random.default_rng(2)
+
+    def noisy(img):
+        return np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+    assert changed_around(noisy(tile(0)), noisy(tile(1)), (60, 60), 50) >= TURN_SEEN
+    assert changed_around(noisy(tile(0)), noisy(tile(0)), (60, 60), 50) < HAND_BESIDE
 
 
 # -- config ----------------------------------------------------------------------------------------

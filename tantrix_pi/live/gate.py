@@ -14,18 +14,22 @@ DIFF_LEVEL = 18
 
 def changed_around(before: np.ndarray, after: np.ndarray, point: tuple[float, float], radius: float,
                    level: int = DIFF_LEVEL) -> float:
-    """The share of the disc of `radius` pixels around `point` where two frames of one size differ in grey level (at
-    full resolution: a tile turned in place moves its thin arcs, which the gate's thumbnail blurs away)."""
+    """The share of the disc of `radius` pixels around `point` where two frames of one size differ by more than
+    `level` in any colour channel (at full resolution: a tile turned in place moves its thin arcs, which the gate's
+    thumbnail blurs away; a tile of three corner arcs turned by a third of a circle only swaps their colours, which
+    grey levels hardly tell apart)."""
     h, w = after.shape[:2]
     x, y, r = round(point[0]), round(point[1]), max(2, round(radius))
     x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)
     if before.shape != after.shape or x1 <= x0 or y1 <= y0:
         return 0.0
-    a, b = (cv2.GaussianBlur(cv2.cvtColor(f[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY) if f.ndim == 3 else f[y0:y1, x0:x1],
-                             (3, 3), 0) for f in (before, after))
-    disc = np.zeros(a.shape, np.uint8)
+    a, b = (cv2.GaussianBlur(f[y0:y1, x0:x1], (3, 3), 0) for f in (before, after))
+    diff = cv2.absdiff(a, b)
+    if diff.ndim == 3:
+        diff = diff.max(axis=2)
+    disc = np.zeros(diff.shape, np.uint8)
     cv2.circle(disc, (x - x0, y - y0), r, 1, -1)
-    return float(np.count_nonzero((cv2.absdiff(a, b) > level) & disc.astype(bool)) / max(1, np.count_nonzero(disc)))
+    return float(np.count_nonzero((diff > level) & disc.astype(bool)) / max(1, np.count_nonzero(disc)))
 
 
 class MotionGate:

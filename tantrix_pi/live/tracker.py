@@ -51,7 +51,7 @@ HAND_BESIDE = 0.02
 """Share of a committed tile's picture, within TURN_REACH tile widths of its centre, that must differ from the table
 as committed, while the tile still reads as committed, for something to lie over it. Next to a tile that vanished,
 that thing may be hiding it (the fingers of a hand resting on the board, which the network hardly marks as cover), so
-the tile is not taken as removed. Measured on the simulator: a tile that stayed put changes at most 0.1 %, one under
+the tile is not taken as removed. Measured on the simulator: a tile that stayed put changes at most 0.6 %, one under
 resting fingers 5-70 %, the neighbours of a tile taken away 0 %."""
 
 HAND_OVER_GONE = 0.02
@@ -67,7 +67,7 @@ committed for the detector's doubt there (a tile it cannot make out) to be about
 changed, the doubt is about the table itself, there before the board reached it: a pen circle on paper that the
 detector takes for a tile in glare beside small tiles. Judged when the cell is first doubted after a commit and kept
 until the next one: the table as committed is refreshed meanwhile, with the doubted tile in view. A tile laid changes
-its cell's picture far more (a tile turned in place, the least change a hand makes: 12 % at 60 px)."""
+its cell's picture far more (a tile turned in place, the least change a hand makes: 42 % at 60 px)."""
 
 
 @dataclass(frozen=True)
