@@ -68,15 +68,18 @@ def test_the_board_is_read_and_junk_apart_from_it_is_not_reported():
 
 def test_doubts_on_the_board_name_their_cell_and_reason():
     tiles = board_tiles(BOARD)
-    hidden, blank, glared, cut = tiles[:4]
+    hidden, blank, glared, cut, fingered = tiles[:5]
     tiles[0] = Seen(hidden.hexagon, 0.9, 0.5, 0, hidden.cell, hidden.colours, None)
     tiles[1] = Seen(blank.hexagon, 0.9, 0.0, 0, blank.cell, bands(0), None)
     tiles[2] = Seen(glared.hexagon, 0.9, 0.0, 0, glared.cell, bands(2, black=180.0), None)
     tiles[3] = Seen(cut.hexagon, 0.9, 0.0, 0, cut.cell, None, None)
+    # in view, but fingers over two of its edges: what shows does not decide which tile it is
+    tiles[4] = Seen(fingered.hexagon, 0.9, 0.1, 0, fingered.cell,
+                    replace(bands(), seen=np.array([False, True, True, True, True, False])), None)
     det = assemble(tiles, face_maps(tiles), SHAPE, CONFIG)
     got = {u.cell: u.reason for u in det.unreadable}
-    assert got == {hidden.cell: HIDDEN, blank.cell: NO_BANDS, glared.cell: GLARE, cut.cell: CUT}
-    assert len(det.tiles) == len(BOARD) - 4
+    assert got == {hidden.cell: HIDDEN, blank.cell: NO_BANDS, glared.cell: GLARE, cut.cell: CUT, fingered.cell: HIDDEN}
+    assert len(det.tiles) == len(BOARD) - 5
 
 
 def test_a_bright_colourless_shape_next_to_the_board_that_is_hardly_tile_face_is_the_table_not_a_tile_in_glare():

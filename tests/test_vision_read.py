@@ -3,6 +3,7 @@ of a photo is named with its turn, under a warm lamp too; a tile cut by the fram
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -11,6 +12,7 @@ from tantrix_pi.vision import decode, edges
 from tantrix_pi.vision.config import CONFIG
 from tantrix_pi.vision.detection import CONFIDENT
 from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon
+from tantrix_pi.vision.network import STRIDE, Maps
 from tantrix_pi.vision.seen import Seen
 
 
@@ -45,3 +47,29 @@ def test_a_tile_cut_by_the_frame_is_not_read():
     inside = [edges.in_frame(t, image.shape, CONFIG.read.cut_margin) for t in tiles]
     assert not all(inside) and any(inside)
     assert [t.colours is not None for t in tiles] == inside
+
+
+def test_edges_the_network_sees_covered_are_not_read_and_the_tile_is_not_named_wrong_for_them():
+    # fingers resting over two edges of a tile cover little of it, but read as bands of their own colour there
+    board = legal_board(14, seed=6)
+    image, truth = render(board, seed=6, size=(900, 700), tile_px=70.0, table="dark_wood")
+    tiles = true_tiles(truth)
+    k = max(range(len(tiles)), key=lambda i: -np.linalg.norm(np.array(tiles[i].centre) - (450, 350)))
+    windows = tiles[k].hexagon.to_photo(edges.edge_windows(CONFIG.read)[[0, 5]].reshape(-1, 2))
+    fingers = np.zeros(image.shape[:2], np.uint8)
+    for x, y in windows:
+        cv2.circle(fingers, (round(x), round(y)), 7, 1, -1)
+    image[fingers > 0] = (95, 125, 205)
+    h, w = image.shape[0] // STRIDE, image.shape[1] // STRIDE
+    u, v = np.meshgrid(np.arange(w), np.arange(h))
+    z = np.zeros((h, w), np.float32)
+    maps = Maps(z, z, z, z, z, (1.0, 1.0), (0.0, 0.0))
+    at = maps.to_photo(np.stack([u.ravel(), v.ravel()], axis=1)).round().astype(int)
+    cover = fingers[np.clip(at[:, 1], 0, image.shape[0] - 1), np.clip(at[:, 0], 0, image.shape[1] - 1)]
+    maps = Maps(z, z, z, z, cover.reshape(h, w).astype(np.float32), (1.0, 1.0), (0.0, 0.0))
+    read = edges.read(image, tiles, CONFIG.read, [maps])
+    assert [list(t.colours.seen) for t in read] == [[i != k or d in (1, 2, 3, 4) for d in range(6)]
+                                                   for i in range(len(read))]
+    t = decode.decode_tiles(read, CONFIG.decode, CONFIG.read)[k]
+    p = board.get(t.cell)
+    assert (t.reading.tile, t.reading.rot) == (p.tile, p.rot) or t.reading.confidence < CONFIDENT

@@ -95,6 +95,11 @@ class ReadConfig:
     cut too: the hexagon of a tile the frame cuts is fitted to the part in view.)"""
     hidden: float = 0.2
     """A tile more than this share covered (a hand, a cup) is partly hidden: its colours are not trusted."""
+    edge_covered: float = 0.15
+    """An edge whose colour window the network sees this much covered is not read, as if the frame cut it: the
+    fingers of a hand resting over a tile's edges, covering only 12 % of the tile, read as a red band there (tile
+    49 read as 22 with confidence 0.88 in a live game). Edges of uncovered tiles in dev and wide: 0.07 at most;
+    those fingers: 0.28 and 0.35."""
     glare_black: float = 110.0
     """A tile whose black is brighter than this (8-bit) lies in glare."""
     band_chroma: float = 0.35

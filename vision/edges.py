@@ -9,6 +9,7 @@ judged by hue, not by brightness.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
@@ -17,6 +18,8 @@ import numpy as np
 from tantrix_pi.grid import SQRT3, edge_angle
 from tantrix_pi.vision import colour
 from tantrix_pi.vision.config import ReadConfig
+from tantrix_pi.vision.find import part_shares
+from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import Colours, Seen
 
 INRADIUS = SQRT3 / 2
@@ -67,10 +70,11 @@ def in_frame(t: Seen, shape, margin: float) -> bool:
     return bool((c[:, 0] >= 0).all() and (c[:, 0] <= w - 1).all() and (c[:, 1] >= 0).all() and (c[:, 1] <= h - 1).all())
 
 
-def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig) -> list[Seen]:
+def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig, maps: Sequence[Maps] = ()) -> list[Seen]:
     """Each tile with its `colours`. Of a tile the frame cuts only the edges whose windows lie in the photo are
     read (`Colours.seen`), when at least `cfg.face_up_bands` do: what is visible may decide which tile it is.
-    Tiles cut further are left unread."""
+    Tiles cut further are left unread. With the network's `maps`, an edge whose window they see covered (fingers
+    over it) is not seen either."""
     if not tiles:
         return tiles
     win = edge_windows(cfg)
@@ -81,6 +85,8 @@ def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig) -> list[Seen]:
               & (edge_pts[..., 1] <= h - 1)).mean(axis=-1) >= 0.5
     whole = np.array([in_frame(t, photo.shape, cfg.cut_margin) for t in tiles])
     seen = inside | whole[:, None]
+    if maps:
+        seen &= part_shares(maps, [t.hexagon for t in tiles], "cover", win) < cfg.edge_covered
     idx = [i for i in range(len(tiles)) if whole[i] or seen[i].sum() >= cfg.face_up_bands]
     if not idx:
         return tiles

@@ -181,19 +181,27 @@ def share(maps: list[Maps], hx: hexagon.Hexagon, layer: str) -> float:
 
 def shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str) -> np.ndarray:
     """`share` of each hexagon, all at once."""
-    best = np.zeros(len(hexes))
+    return part_shares(maps, hexes, layer, _PROBES[None])[:, 0]
+
+
+def part_shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str, parts: np.ndarray) -> np.ndarray:
+    """(hexagons, parts): the share of each part of each hexagon that the fine maps see as `layer`, a part given
+    by its unit-hexagon points (`parts`: parts x points x 2), over the points some map looked at (a third of
+    them at least; else 0)."""
+    best = np.zeros((len(hexes), len(parts)))
     if not hexes:
         return best
-    probes = np.stack([hx.to_photo(_PROBES) for hx in hexes])  # (hexagons, probes, 2)
+    probes = np.stack([hx.to_photo(parts) for hx in hexes])  # (hexagons, parts, points, 2)
     for m in maps:
         p = m.to_map(probes).astype(np.float32)
         h, w = m.face.shape
         seen = (p[..., 0] >= 0) & (p[..., 0] <= w - 1) & (p[..., 1] >= 0) & (p[..., 1] <= h - 1)
-        got = cv2.remap(getattr(m, layer), p[..., 0].copy(), p[..., 1].copy(), cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        n = seen.sum(axis=1)
-        mean = (got * seen).sum(axis=1) / np.maximum(n, 1)
-        best = np.where(n / len(_PROBES) >= 0.3, np.maximum(best, mean), best)
+        flat = p.reshape(-1, parts.shape[1], 2)
+        got = cv2.remap(getattr(m, layer), flat[..., 0].copy(), flat[..., 1].copy(), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(seen.shape)
+        n = seen.sum(axis=2)
+        mean = (got * seen).sum(axis=2) / np.maximum(n, 1)
+        best = np.where(n / parts.shape[1] >= 0.3, np.maximum(best, mean), best)
     return best
 
 

@@ -76,7 +76,7 @@ def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
         tiles = layout.join_split(layout.place([t for t in tiles if not held(t.centre)], cfg.grid), cfg.grid)
         tiles += apart
     with stage("read_edges"):
-        tiles = edges.read(photo, tiles, cfg.read)
+        tiles = edges.read(photo, tiles, cfg.read, maps)
     with stage("decode"):
         tiles = decode.decode_tiles(tiles, cfg.decode, cfg.read)
     with stage("assemble"):
