@@ -2,7 +2,7 @@ from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
 from tantrix_pi.live.tracker import HAND_OVER_GONE, OCCLUSION_PATIENCE, Commit, Tracker, Unclear, register
-from tantrix_pi.vision.detection import COVERED, CUT, EDGE, Detection, Unread
+from tantrix_pi.vision.detection import COVERED, CUT, EDGE, HIDDEN, Detection, Unread
 
 ONE = B((1, 0, 0, 0))
 TWO = B((1, 0, 0, 0), (2, 1, 0, 3))
@@ -307,6 +307,27 @@ def test_a_tile_laid_clear_of_a_hand_resting_on_the_board_is_committed_and_what_
     assert t.committed == four
     t.motion()
     assert feed(t, seen(four), 5) == [] and t.committed == four
+
+
+def test_a_tile_laid_near_a_cell_that_cannot_be_read_waits_while_a_hand_rests_on_the_board():
+    # a hand rests over tile 2, its fingers over a tile just laid at (1, -1), which cannot be read. A tile laid
+    # two cells from it is judged only once it is known (without it, a space there may look forced); one
+    # laid further off is committed at once
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+
+    def hand(board) -> Detection:
+        det = seen(board)
+        det.unreadable += [Unread((960.0, 600.0), COVERED, cell=(1, 0)), Unread((900.0, 480.0), HIDDEN, cell=(1, -1))]
+        return det
+
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    assert feed(t, hand(B((1, 0, 0, 0), (3, 0, 1, 0))), 20) == []
+    t.motion()
+    assert feed(t, hand(B((1, 0, 0, 0), (3, 0, 1, 0), (4, -1, 1, 2))), 10) == [] and t.committed == three
+    t.motion()
+    [c] = feed(t, hand(B((1, 0, 0, 0), (3, 0, 1, 0), (4, -1, 2, 2))), 2)
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("placed", Placement(4, -1, 2, 2))]
 
 
 def test_a_doubt_about_an_empty_cell_whose_picture_did_not_change_since_the_commit_is_the_table_not_a_tile():

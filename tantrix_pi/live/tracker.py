@@ -17,7 +17,7 @@ from operator import attrgetter
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import Cell, cell_at, centre, neighbour, turn
+from tantrix_pi.grid import Cell, cell_at, centre, distance, neighbour, turn
 from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, Detection
 
 Transform = tuple[int, int, int]
@@ -60,6 +60,11 @@ be taken as hidden, not removed, for as long as that lasts. Fingers resting over
 though the network marks little of its cell: 2-7 % on the simulator's black table (a brown hand over black), most
 hands far more. The cell of a tile taken away shows bare table: at most 0.4 % in 21 tiles moved or taken off over
 20 simulated games on 11 tables."""
+
+JUDGED_REACH = 2
+"""How far (cells) from a tile the rules look when judging it: its neighbours' colours, and the spaces next to it
+with their own neighbours (a forced space, a controlled side). A tile laid that near a cell the detector cannot read
+waits for it: judged without it, it may be called illegal for a space that is no space."""
 
 LAID_SEEN = 0.02
 """Share of an empty cell's picture, within TURN_REACH tile widths of its centre, that must differ from the table as
@@ -382,10 +387,11 @@ class Tracker:
         return commit
 
     def _commit_laid(self, cells: frozenset[Cell], bad_cells: list[Cell], bad_px: list) -> Commit | None:
-        """While something covers committed tiles: the tiles laid clear of it, when every one reads surely and
-        none is a tile the board already holds (that one may be moved from under the cover)."""
+        """While something covers committed tiles: the tiles laid clear of it, when every one reads surely, none is
+        a tile the board already holds (that one may be moved from under the cover) and none lies within
+        JUDGED_REACH of a cell that cannot be read: what lies there may make it legal or not."""
         laid = cells - self.committed.cells
-        if not laid or bad_px or laid & set(bad_cells):
+        if not laid or bad_px or any(distance(c, b) <= JUDGED_REACH for c in laid for b in bad_cells):
             return None
         best, unsure = self._decide(laid)
         if unsure or any(p.tile in self.committed.tiles for p in best.values()):
