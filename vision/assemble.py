@@ -93,11 +93,14 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
         # apart from the board, a shape at the frame edge is said only when it looks wholly like tile face
         return on_board or share(maps, t.hexagon, "face") >= cfg.assemble.cut_face
 
-    if c is None or (c.cut and not (r is not None and r.confidence >= CONFIDENT and t.covered <= cfg.read.hidden)):
-        # a tile the frame cuts, or with fingers over some of its edges, is read only when what is in view decides it
+    in_view = c is not None and edges.in_frame(t, shape, cfg.read.cut_margin)
+    if c is None or (c.cut and not (r is not None and r.confidence >= CONFIDENT and t.covered <= cfg.read.hidden)
+                     and not (in_view and c.back(cfg.read))):
+        # a tile the frame cuts, or with fingers over some of its edges, is read only when what is in view decides
+        # it (a back in view is a back: the network's cover map is noisy over the bandless edges of backs)
         if said_cut():
-            reason = HIDDEN if c is not None and edges.in_frame(t, shape, cfg.read.cut_margin) else CUT
-            det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell if on_board else None))
+            det.unreadable.append(Unread(where, HIDDEN if in_view else CUT, corners_px=corners,
+                                         cell=t.cell if on_board else None))
         return
     glared = c.black > cfg.read.glare_black
     read = r is not None and r.confidence >= cfg.assemble.no_reading and c.bands >= cfg.read.face_up_bands

@@ -99,7 +99,8 @@ class ReadConfig:
     """An edge whose colour window the network sees this much covered is not read, as if the frame cut it: the
     fingers of a hand resting over a tile's edges, covering only 12 % of the tile, read as a red band there (tile
     49 read as 22 with confidence 0.88 in a live game). Edges of uncovered tiles in dev and wide: 0.07 at most;
-    those fingers: 0.28 and 0.35."""
+    those fingers: 0.28 and 0.35. The network's cover is noisier over the bandless edges of backs (up to 0.35 on a
+    table of them): a tile in view that shows a back is filed face down whatever its edges' cover."""
     glare_black: float = 110.0
     """A tile whose black is brighter than this (8-bit) lies in glare."""
     band_chroma: float = 0.35
