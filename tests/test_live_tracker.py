@@ -132,6 +132,18 @@ def test_junk_far_from_the_board_is_not_the_trackers_business():
     assert feed(t, seen(TWO, unreadable=[(6, -6)], placed=False, tile_px=50.0 * 3 ** 0.5), 3) == []
 
 
+def test_a_tile_laid_where_one_was_taken_off_is_not_outvoted_by_what_was_read_of_the_old_one():
+    # no frame shows the hands (a quick player, a slow camera): no motion resets the votes between the two
+    t = Tracker(TWO, stable_frames=2)
+    t.motion()
+    assert feed(t, seen(TWO), 10) == []
+    [c] = feed(t, seen(ONE), 6)
+    assert [ch.kind for ch in c.changes] == ["removed"]
+    other = B((1, 0, 0, 0), (5, 1, 0, 0))
+    [c] = feed(t, seen(other), 3)
+    assert isinstance(c, Commit) and [(ch.kind, ch.after) for ch in c.changes] == [("placed", Placement(5, 1, 0, 0))]
+
+
 def test_tile_gone_needs_more_frames():
     t = Tracker(TWO, stable_frames=2)
     t.motion()

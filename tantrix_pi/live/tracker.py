@@ -382,6 +382,11 @@ class Tracker:
 
     def _commit(self, board: Board, touched: frozenset[Cell] = frozenset()) -> Commit:
         commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit, touched))
+        for cell in self.committed.cells - board.cells:
+            # what was read of a tile taken off says nothing of the next one laid there (a tile appearing changes too
+            # little of the picture for the motion gate when no frame shows the hand: the votes are not reset)
+            self.readings.pop(cell, None)
+            self.seen_frames.pop(cell, None)
         self.committed = board
         self.moved_since_commit = False
         return commit
