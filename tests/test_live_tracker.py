@@ -1,3 +1,5 @@
+import math
+
 from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
@@ -109,6 +111,29 @@ def test_unsure_tile_is_reported_once_and_never_committed():
     t.motion()  # a player straightens the tile; now it reads clearly and is committed
     [c] = feed(t, seen(TWO), 8)
     assert c.board == TWO
+
+
+def test_a_committed_tile_read_badly_is_asked_about_only_when_its_picture_alone_changed():
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+    bad = seen(three, unsure={(1, 0): 0.4})
+    at = next(st.center_px for st in bad.tiles if st.placement.tile == 2)
+
+    def changed(reach):
+        return lambda point: 0.5 if math.dist(point, at) < reach else 0.0
+
+    t = Tracker(three, stable_frames=2)
+    t.motion()
+    assert feed(t, seen(three), 4) == []
+    t.motion()
+    # fingers resting over tile 2 and the table beside it (its neighbours' cells lie 87 px away): held, not asked
+    assert [t.observe(bad, None, 1, changed(100.0)) for _ in range(4)] == [None] * 4
+    t.motion()
+    # nothing changed where it lies: a misreading, held
+    assert [t.observe(bad, None, 1, changed(0.0)) for _ in range(4)] == [None] * 4
+    t.motion()
+    # its picture alone changed (turned by a hand no frame showed) and it cannot be read: asked
+    outs = [t.observe(bad, None, 1, changed(30.0)) for _ in range(3)]
+    assert isinstance(outs[1], Unclear) and outs[1].cells == [(1, 0)] and t.committed == three
 
 
 def test_unreadable_blob_is_located_on_a_cell():

@@ -320,7 +320,9 @@ class Tracker:
             return None
         self.occluded = self.held_beside = 0
         best, unsure = self._decide(cells)
-        unsure = sorted(set(unsure) | set(bad_cells))
+        quiet = {c for c in unsure if c in self.committed.cells and self._nothing_to_ask(c, centres, changed_at)}
+        best.update((c, self.committed[c]) for c in quiet)
+        unsure = sorted((set(unsure) - quiet) | set(bad_cells))
         if (unsure or bad_px) and gone:
             return None  # tiles vanished and others read badly: a hand over the board, not a question to ask
         if unsure or bad_px:
@@ -362,6 +364,22 @@ class Tracker:
             if lead is not None and lead.placement == was and changed_at(st.center_px) >= TURN_SEEN:
                 return True
         return False
+
+    def _nothing_to_ask(self, cell: Cell, centres: dict[Cell, tuple[float, float]],
+                        changed_at: Callable[[tuple[float, float]], float] | None) -> bool:
+        """Whether a committed tile read badly is held as committed rather than asked about: its picture has not
+        changed since the table was committed (nothing happened to it), or the picture next to it changed too (a
+        hand resting over it and beside it, a lamp). Only a tile whose picture alone changed may have been turned
+        or swapped unseen. `centres`: the latest detection's tiles in the image, by cell."""
+        if changed_at is None or changed_at(centres[cell]) < LAID_SEEN:
+            return changed_at is not None
+        cells = list(centres)
+        if len(cells) < 3:
+            return False
+        grid = np.array([[*centre(c), 1.0] for c in cells])
+        to_px, *_ = np.linalg.lstsq(grid, np.array([centres[c] for c in cells]), rcond=None)
+        return any(changed_at(tuple(np.array([*centre(neighbour(cell, d)), 1.0]) @ to_px)) >= HAND_BESIDE
+                   for d in range(6))
 
     def _hand_beside(self, centres: dict[Cell, tuple[float, float]], gone: frozenset[Cell],
                      changed_at: Callable[[tuple[float, float]], float] | None) -> bool:
