@@ -72,7 +72,8 @@ committed for the detector's doubt there (a tile it cannot make out) to be about
 changed, the doubt is about the table itself, there before the board reached it: a pen circle on paper that the
 detector takes for a tile in glare beside small tiles. Judged when the cell is first doubted after a commit and kept
 until the next one: the table as committed is refreshed meanwhile, with the doubted tile in view. A tile laid changes
-its cell's picture far more (a tile turned in place, the least change a hand makes: 42 % at 60 px)."""
+its cell's picture far more (a tile turned in place, the least change a hand makes: 42 % at 60 px). Likewise a
+committed tile read badly whose picture changed less than this was misread: nothing is asked about it."""
 
 
 @dataclass(frozen=True)
@@ -340,7 +341,7 @@ class Tracker:
 
     def _table_doubts(self, det: Detection, changed_at: Callable[[tuple[float, float]], float] | None) -> set[Cell]:
         """Empty cells the detector cannot read whose picture had not changed since the table was committed when they
-        were first doubted (LAID_SEEN): the table itself, not a tile laid. None while the table as committed is
+        were first doubted (LAID_SEEN): the table itself, not a tile laid. No cell while the table as committed is
         unknown. (A cell covered or beyond the frame's edge is another question.)"""
         if changed_at is None:
             return set()
