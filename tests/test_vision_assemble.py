@@ -113,6 +113,15 @@ def test_a_bright_colourless_shape_on_the_grid_narrower_or_wider_than_a_tile_is_
     assert {u.cell: u.reason for u in det.unreadable} == {cell: GLARE}
 
 
+def test_a_tile_in_a_hand_apart_from_the_board_is_not_doubted():
+    # a player carries a drawn tile to their rack: fingers over two of its edges, and what shows does not decide it
+    held = seen((0, 0), group=5, colours=replace(bands(), seen=np.array([False, True, True, True, True, False])),
+                at=(150.0, 150.0))
+    tiles = board_tiles(BOARD)
+    det = assemble([*tiles, held], face_maps([*tiles, held]), SHAPE, CONFIG)
+    assert det.board.same_as(BOARD) and det.unreadable == [] and det.doubts() == []
+
+
 def test_loose_and_face_down_tiles_are_filed_apart_from_the_board():
     p = Placement(40, 0, 0, 0)
     loose = seen((0, 0), group=3, reading=Reading(40, 0, 0.95, -0.1, "".join(p.colour(d) for d in range(6))),

@@ -97,8 +97,9 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
     if c is None or (c.cut and not (r is not None and r.confidence >= CONFIDENT and t.covered <= cfg.read.hidden)
                      and not (in_view and c.back(cfg.read))):
         # a tile the frame cuts, or with fingers over some of its edges, is read only when what is in view decides
-        # it (a back in view is a back: the network's cover map is noisy over the bandless edges of backs)
-        if said_cut():
+        # it (a back in view is a back: the network's cover map is noisy over the bandless edges of backs). Apart
+        # from the board a half-hidden shape is said only at the frame's edge: elsewhere it is a tile in a hand
+        if on_board or (not in_view and said_cut()):
             det.unreadable.append(Unread(where, HIDDEN if in_view else CUT, corners_px=corners,
                                          cell=t.cell if on_board else None))
         return
