@@ -89,9 +89,9 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
     corners = polygon(t.hexagon.corners())
     c, r = t.colours, t.reading
 
-    def said_cut() -> bool:
+    def wholly_face() -> bool:
         # apart from the board, a shape at the frame edge is said only when it looks wholly like tile face
-        return on_board or share(maps, t.hexagon, "face") >= cfg.assemble.cut_face
+        return share(maps, t.hexagon, "face") >= cfg.assemble.cut_face
 
     in_view = c is not None and edges.in_frame(t, shape, cfg.read.cut_margin)
     if c is None or (c.cut and not (r is not None and r.confidence >= CONFIDENT and t.covered <= cfg.read.hidden)
@@ -99,7 +99,7 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
         # a tile the frame cuts, or with fingers over some of its edges, is read only when what is in view decides
         # it (a back in view is a back: the network's cover map is noisy over the bandless edges of backs). Apart
         # from the board a half-hidden shape is said only at the frame's edge: elsewhere it is a tile in a hand
-        if on_board or (not in_view and said_cut()):
+        if on_board or (not in_view and wholly_face()):
             det.unreadable.append(Unread(where, HIDDEN if in_view else CUT, corners_px=corners,
                                          cell=t.cell if on_board else None))
         return
@@ -128,7 +128,7 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
     elif read and r.confidence >= cfg.assemble.reads_as_tile and t.covered <= cfg.read.hidden:
         tile = r.tile if r.confidence >= CONFIDENT else None
         det.loose.append(Unread(where, LOOSE if tile else LOOSE_UNREAD, tile, corners))
-    elif not edges.in_frame(t, shape, 1.0) and said_cut():
+    elif not edges.in_frame(t, shape, 1.0) and wholly_face():
         det.unreadable.append(Unread(where, CUT, corners_px=corners))
 
 
