@@ -19,10 +19,10 @@ from tantrix_pi.devices.sources import (
     video_source,
 )
 from tantrix_pi.live import config
-from tantrix_pi.live.gate import MotionGate, changed_around
+from tantrix_pi.live.gate import MotionGate, changed_around, light_gain
 from tantrix_pi.live.service import make_source
 from tantrix_pi.live.store import Notice, Played, Store, StoreError
-from tantrix_pi.live.tracker import HAND_BESIDE, TURN_SEEN
+from tantrix_pi.live.tracker import HAND_BESIDE, LAID_SEEN, TURN_SEEN
 from tantrix_pi.vision import photo
 
 
@@ -215,6 +215,41 @@ def test_a_tile_of_three_corner_arcs_turned_a_third_of_a_circle_changes_its_pict
     assert changed_around(noisy(tile(0)), noisy(tile(1)), (60, 60), 50) >= TURN_SEEN
     assert changed_around(noisy(tile(0)), noisy(tile(0)), (60, 60), 50) < HAND_BESIDE
 
+
+
+def test_a_lamp_switched_on_changes_no_spot_of_the_table_but_a_tile_laid_under_it_does():
+    # paper with a pen circle and a board tile, first under a warm dim lamp, then a brighter white light; a tile is
+    # laid at the same moment. Each channel of the whole picture scales alike: that is the light, not the table
+    rng = np.random.default_rng(4)
+    table = np.full((300, 400, 3), (150, 170, 180), np.uint8)
+    cv2.circle(table, (80, 150), 30, (120, 60, 40), 3)
+    tile = [(round(c + 40 * np.cos(a)), round(150 + 40 * np.sin(a))) for c in (200, 320)
+            for a in np.radians(np.arange(0, 360, 60) + 30)]
+    cv2.fillPoly(table, [np.int32(tile[:6])], (25, 25, 25))
+    cv2.ellipse(table, (200, 150), (25, 25), 0, 200, 340, (40, 40, 220), 6)
+
+    def shot(img, light):
+        return np.clip(img * np.float32(light) + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+    laid = table.copy()
+    cv2.fillPoly(laid, [np.int32(tile[6:])], (25, 25, 25))
+    before, after = shot(table, (0.5, 0.75, 0.98)), shot(laid, (1.0, 1.0, 1.0))
+    gain = light_gain(before, after)
+    assert np.allclose(gain, (2.0, 1.33, 1.02), atol=0.05)
+    assert changed_around(before, after, (80, 150), 35) >= TURN_SEEN  # uncorrected, the lamp changes everything
+    assert changed_around(before, after, (80, 150), 35, gain=gain) < LAID_SEEN
+    assert changed_around(before, after, (200, 150), 35, gain=gain) < HAND_BESIDE
+    assert changed_around(before, after, (320, 150), 35, gain=gain) >= TURN_SEEN
+    # in the same light the gain is 1 and changes nothing
+    again = shot(table, (0.5, 0.75, 0.98))
+    assert np.allclose(light_gain(before, again), 1.0, atol=0.03)
+    # a black table: what is lit is mostly tiles, and a hand coming in over them is no change of light
+    black = np.full((300, 400, 3), 14, np.uint8)
+    for x in range(40, 400, 60):
+        cv2.rectangle(black, (x, 20), (x + 20, 280), (40, 200, 230), -1)
+    hand = black.copy()
+    cv2.rectangle(hand, (0, 100), (400, 200), (60, 90, 140), -1)
+    assert np.array_equal(light_gain(shot(black, (1, 1, 1)), shot(hand, (1, 1, 1))), np.ones(3))
 
 # -- config ----------------------------------------------------------------------------------------
 def test_config_defaults_and_values(tmp_path):

@@ -12,24 +12,51 @@ DIFF_LEVEL = 18
 """Grey-level change (0..255) that counts a thumbnail pixel as changed; above sensor noise after the blur."""
 
 
+LIT_LEVEL = 24
+"""Pixels darker than this (0..255) in the earlier frame say little about a change of light: sensor noise swamps it."""
+
+
+def light_gain(before: np.ndarray, after: np.ndarray, step: int = 8) -> np.ndarray:
+    """Per colour channel, how much brighter `after` is than `before` over the whole picture: the median ratio over
+    every `step`-th pixel lit enough to tell (LIT_LEVEL). A lamp switched on, or the camera's exposure or white
+    balance moving, scales each channel of the whole table alike; a hand or a tile laid changes a minority of it.
+    1 for a channel in which less than half the picture is lit (a black table; the blue of dark wood under a warm
+    lamp): the lit pixels are then mostly tiles and hands, not the table, and their median says nothing of the
+    light."""
+    a = before[::step, ::step].reshape(-1, before.shape[2] if before.ndim == 3 else 1).astype(np.float32)
+    b = after[::step, ::step].reshape(a.shape).astype(np.float32)
+    gain = np.ones(a.shape[1], np.float32)
+    for c in range(a.shape[1]):
+        lit = a[:, c] >= LIT_LEVEL
+        if np.count_nonzero(lit) * 2 >= len(lit):
+            gain[c] = np.median(b[lit, c] / a[lit, c])
+    return gain
+
+
 def changed_around(before: np.ndarray, after: np.ndarray, point: tuple[float, float], radius: float,
-                   level: int = DIFF_LEVEL) -> float:
+                   level: int = DIFF_LEVEL, gain: np.ndarray | None = None) -> float:
     """The share of the disc of `radius` pixels around `point` where two frames of one size differ by more than
     `level` in any colour channel (at full resolution: a tile turned in place moves its thin arcs, which the gate's
     thumbnail blurs away; a tile of three corner arcs turned by a third of a circle only swaps their colours, which
-    grey levels hardly tell apart)."""
+    grey levels hardly tell apart). With `gain` (`light_gain`), `before` is first brought to `after`'s light, and
+    `level` raised with the sensor noise the gain scales up with it: what differs is then what the light does not
+    explain."""
     h, w = after.shape[:2]
     x, y, r = round(point[0]), round(point[1]), max(2, round(radius))
     x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)
     if before.shape != after.shape or x1 <= x0 or y1 <= y0:
         return 0.0
-    a, b = (cv2.GaussianBlur(f[y0:y1, x0:x1], (3, 3), 0) for f in (before, after))
-    diff = cv2.absdiff(a, b)
-    if diff.ndim == 3:
-        diff = diff.max(axis=2)
-    disc = np.zeros(diff.shape, np.uint8)
+    earlier, levels = before[y0:y1, x0:x1], np.float32(level)
+    if gain is not None:
+        earlier = np.clip(earlier * gain, 0, 255).astype(np.uint8)
+        levels = level * np.sqrt((1 + gain ** 2) / 2)  # noise of both frames, the earlier one's scaled by the gain
+    a, b = (cv2.GaussianBlur(f, (3, 3), 0) for f in (earlier, after[y0:y1, x0:x1]))
+    changed = cv2.absdiff(a, b) > levels
+    if changed.ndim == 3:
+        changed = changed.any(axis=2)
+    disc = np.zeros(changed.shape, np.uint8)
     cv2.circle(disc, (x - x0, y - y0), r, 1, -1)
-    return float(np.count_nonzero((diff > level) & disc.astype(bool)) / max(1, np.count_nonzero(disc)))
+    return float(np.count_nonzero(changed & disc.astype(bool)) / max(1, np.count_nonzero(disc)))
 
 
 class MotionGate:

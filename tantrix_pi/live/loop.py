@@ -32,7 +32,7 @@ from tantrix_pi.live.commands import (
     UseSeats,
 )
 from tantrix_pi.live.config import GateConfig
-from tantrix_pi.live.gate import MotionGate, changed_around
+from tantrix_pi.live.gate import MotionGate, changed_around, light_gain
 from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.jobs import Jobs
 from tantrix_pi.live.presses import HeldPresses
@@ -348,7 +348,8 @@ class LiveLoop:
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
         self.motion = 0
-        changed_at = partial(self._changed_at, frame) if self.reference_frame is not None and self.tile_px else None
+        changed_at = (partial(self._changed_at, frame, light_gain(self.reference_frame, frame))
+                      if self.reference_frame is not None and self.tile_px else None)
         result = self.tracker.observe(det, self._changed_tiles(frame), frames, changed_at)
         t = self.tracker
         if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
@@ -384,9 +385,10 @@ class LiveLoop:
         tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
         return self.gate.changed_from(self.reference, self.reference_area) / tile_share
 
-    def _changed_at(self, frame: np.ndarray, point: tuple[float, float]) -> float:
-        """The share of the picture around `point` (a tile's centre) that differs from the table as last committed."""
-        return changed_around(self.reference_frame, frame, point, TURN_REACH * self.tile_px)
+    def _changed_at(self, frame: np.ndarray, gain: np.ndarray, point: tuple[float, float]) -> float:
+        """The share of the picture around `point` (a tile's centre) that differs from the table as last committed,
+        beyond what a change of light over the whole table explains (`gain`)."""
+        return changed_around(self.reference_frame, frame, point, TURN_REACH * self.tile_px, gain=gain)
 
     def run(self) -> int:
         """Judge frames until a recording ends or `stop()`; returns the number of frames read."""
