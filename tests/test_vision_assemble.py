@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import product
 
+import cv2
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
@@ -121,6 +122,30 @@ def test_a_tile_in_a_hand_apart_from_the_board_is_not_doubted():
     det = assemble([*tiles, held], face_maps([*tiles, held]), SHAPE, CONFIG)
     assert det.board.same_as(BOARD) and det.unreadable == [] and det.doubts() == []
 
+
+
+def test_the_face_of_a_tile_lying_over_part_of_an_empty_cell_is_not_a_tile_missed_there():
+    # the board has grown up to a player's hand zone: a tile of the zone lies over part of an empty cell next to
+    # the board, and the network sees its face there. No tile fits in that cell: nothing is doubted
+    tiles = board_tiles(BOARD)
+    cell = sorted(BOARD.empty_neighbours())[0]
+    here = np.add(centre(cell, R * 1.04), (500.0, 400.0))
+    middle = np.mean([t.centre for t in tiles], axis=0)
+    width = tiles[0].hexagon.width
+    at = here + 0.55 * width * (here - middle) / np.linalg.norm(here - middle)
+    zone = Seen(Hexagon.regular(at, R, 0.0), 0.9, 0.0, 5, (0, 0), bands())
+    assert min(np.linalg.norm(np.subtract(t.centre, at)) for t in tiles) > width  # apart from the board
+    face = np.zeros((400, 500), np.float32)
+    z = np.zeros_like(face)
+    maps = Maps(face, z, z, z, z, (0.5, 0.5), (0.0, 0.0))
+    for t in [*tiles, zone]:
+        cv2.fillPoly(face, [np.int32(maps.to_map(t.hexagon.corners()))], 1.0)
+    det = assemble([*tiles, zone], [maps], SHAPE, CONFIG)
+    assert det.board.same_as(BOARD) and det.doubts() == []
+    # tile face over the rest of the cell too, where no tile was found: a tile missed there
+    cv2.fillPoly(face, [np.int32(maps.to_map(Hexagon.regular(here, R, 0.0).corners()))], 1.0)
+    det = assemble([*tiles, zone], [maps], SHAPE, CONFIG)
+    assert {u.cell: u.reason for u in det.unreadable} == {cell: MISSED}
 
 def test_loose_and_face_down_tiles_are_filed_apart_from_the_board():
     p = Placement(40, 0, 0, 0)

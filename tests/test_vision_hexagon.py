@@ -67,3 +67,13 @@ def test_turning_renumbers_the_edges():
     assert abs(h.turned(1).angle - (5.0 - 60.0)) < 1e-9
     # edge d of the turned hexagon is edge d - 1 of the original: the same corners, renumbered
     assert np.allclose(h.turned(1).corners(), np.roll(h.corners(), 1, axis=0))
+
+
+def test_a_squashed_turned_hexagon_contains_the_points_its_outline_encloses():
+    hx = Hexagon.of((200.0, 150.0), np.array([[40.0, 12.0], [-5.0, 28.0]]))
+    pts = np.random.default_rng(1).uniform((120, 90), (280, 210), (2000, 2))
+    outline = np.float32(hx.corners())
+    inside = [cv2.pointPolygonTest(outline, (float(x), float(y)), True) for x, y in pts]
+    clear = np.abs(inside) > 0.5  # not on the outline itself, where rounding decides
+    assert np.array_equal(hx.contains(pts)[clear], np.array(inside)[clear] > 0)
+    assert 200 < np.count_nonzero(np.array(inside) > 0) < 1800

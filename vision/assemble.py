@@ -258,7 +258,8 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
             hx = Hexagon.of(guess[0], shape * (guess[1] / (math.sqrt(3) * math.sqrt(abs(np.linalg.det(shape))))))
             cells.append((cell, guess, hx))
     hexes = [hx for *_, hx in cells]
-    face, cover = shares(maps, hexes, "face"), shares(maps, hexes, "cover")
+    # tile face where a tile was found is that tile's (one in a hand zone beside the cell), not one missed
+    face, cover = shares(maps, hexes, "face", [t.hexagon for t in tiles]), shares(maps, hexes, "cover")
     out, covered = [], {}
     for (cell, guess, hx), face_share, cover_share in zip(cells, face, cover, strict=True):
         there = [t for t in tiles if math.dist(guess[0], t.centre) < 0.5 * guess[1]]

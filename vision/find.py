@@ -9,6 +9,7 @@ gaps, twists and perspective are each tile's own.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
@@ -179,23 +180,26 @@ def share(maps: list[Maps], hx: hexagon.Hexagon, layer: str) -> float:
     return float(shares(maps, [hx], layer)[0])
 
 
-def shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str) -> np.ndarray:
-    """`share` of each hexagon, all at once."""
-    return part_shares(maps, hexes, layer, _PROBES[None])[:, 0]
+def shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str,
+           apart: Sequence[hexagon.Hexagon] = ()) -> np.ndarray:
+    """`share` of each hexagon, all at once; the parts of them inside any of the hexagons `apart` left out."""
+    return part_shares(maps, hexes, layer, _PROBES[None], apart)[:, 0]
 
 
-def part_shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str, parts: np.ndarray) -> np.ndarray:
+def part_shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str, parts: np.ndarray,
+                apart: Sequence[hexagon.Hexagon] = ()) -> np.ndarray:
     """(hexagons, parts): the share of each part of each hexagon that the fine maps see as `layer`, a part given
-    by its unit-hexagon points (`parts`: parts x points x 2), over the points some map looked at (a third of
-    them at least; else 0)."""
+    by its unit-hexagon points (`parts`: parts x points x 2), over the points some map looked at and that lie in
+    none of the hexagons `apart` (a third of them at least; else 0)."""
     best = np.zeros((len(hexes), len(parts)))
     if not hexes:
         return best
     probes = np.stack([hx.to_photo(parts) for hx in hexes])  # (hexagons, parts, points, 2)
+    free = ~np.any([hx.contains(probes) for hx in apart], axis=0) if apart else True
     for m in maps:
         p = m.to_map(probes).astype(np.float32)
         h, w = m.face.shape
-        seen = (p[..., 0] >= 0) & (p[..., 0] <= w - 1) & (p[..., 1] >= 0) & (p[..., 1] <= h - 1)
+        seen = (p[..., 0] >= 0) & (p[..., 0] <= w - 1) & (p[..., 1] >= 0) & (p[..., 1] <= h - 1) & free
         flat = p.reshape(-1, parts.shape[1], 2)
         got = cv2.remap(getattr(m, layer), flat[..., 0].copy(), flat[..., 1].copy(), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(seen.shape)

@@ -19,6 +19,9 @@ from tantrix_pi.grid import SQRT3, corners
 UNIT_CORNERS = np.array(corners((0, 0), 1.0))
 """Corners of the unit hexagon; corner i lies between edges i and i + 1."""
 
+_MIDS = (UNIT_CORNERS + np.roll(UNIT_CORNERS, 1, axis=0)) / 2
+"""The unit hexagon's edge midpoints: a point lies inside when its product with each is at most the inradius squared."""
+
 _ANGLES = np.radians(np.arange(0.0, 360.0, 5.0))
 _RAYS = np.stack([np.cos(_ANGLES), np.sin(_ANGLES)], axis=1)
 _RADII = np.linspace(0.55, 1.45, 37)
@@ -58,6 +61,11 @@ class Hexagon:
     def to_photo(self, pts: np.ndarray) -> np.ndarray:
         """Unit-hexagon points (..., 2) in photo pixels."""
         return np.asarray(pts) @ self.m.T + np.array(self.centre)
+
+    def contains(self, pts: np.ndarray) -> np.ndarray:
+        """Whether each photo point (..., 2) lies inside the hexagon."""
+        unit = (np.asarray(pts) - np.array(self.centre)) @ np.linalg.inv(self.m).T
+        return (unit @ _MIDS.T).max(axis=-1) <= 0.75
 
     def corners(self) -> np.ndarray:
         """The six corners in the photo (corner i between edges i and i + 1)."""
