@@ -250,6 +250,11 @@ def test_a_lamp_switched_on_changes_no_spot_of_the_table_but_a_tile_laid_under_i
     hand = black.copy()
     cv2.rectangle(hand, (0, 100), (400, 200), (60, 90, 140), -1)
     assert np.array_equal(light_gain(shot(black, (1, 1, 1)), shot(hand, (1, 1, 1))), np.ones(3))
+    # dark wood, its blue about as dark as what counts as lit: a tile taken off in a steady light is no change of it
+    wood = np.full((300, 400, 3), (26, 40, 85), np.uint8)
+    cv2.fillPoly(wood, [np.int32(tile[:6])], (25, 25, 25))
+    bare = np.full((300, 400, 3), (26, 40, 85), np.uint8)
+    assert np.array_equal(light_gain(shot(wood, (1, 1, 1)), shot(bare, (1, 1, 1))), np.ones(3))
 
 # -- config ----------------------------------------------------------------------------------------
 def test_config_defaults_and_values(tmp_path):
