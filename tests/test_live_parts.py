@@ -236,6 +236,7 @@ def test_a_lamp_switched_on_changes_no_spot_of_the_table_but_a_tile_laid_under_i
     before, after = shot(table, (0.5, 0.75, 0.98)), shot(laid, (1.0, 1.0, 1.0))
     gain = light_gain(before, after)
     assert np.allclose(gain, (2.0, 1.33, 1.02), atol=0.05)
+    assert abs(gain[2] - 1 / 0.98) < 0.01  # once the light changed, its small gains count too
     assert changed_around(before, after, (80, 150), 35) >= TURN_SEEN  # uncorrected, the lamp changes everything
     assert changed_around(before, after, (80, 150), 35, gain=gain) < LAID_SEEN
     assert changed_around(before, after, (200, 150), 35, gain=gain) < HAND_BESIDE
