@@ -247,6 +247,26 @@ def test_a_cover_beside_the_board_holds_a_placement_only_while_the_picture_shows
     assert len(commits(None, OCCLUSION_PATIENCE + 3)) == 1
 
 
+def test_cover_far_from_a_vanished_tile_does_not_hide_it():
+    # tile 2 is moved from (1, 0) to (-1, 1) while pen strokes on the paper beside the board, three cells away, read
+    # as covered: the move is committed (it was held for the rest of the game, every placement after it with it).
+    # Cover next to the cell it left may be the hand that still hides it there: held while it stays
+    three = B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0))
+    moved = B((1, 0, 0, 0), (3, 0, 1, 0), (2, -1, 1, 4))
+
+    def commits(cover_cell, frames: int) -> list:
+        det = seen(moved)
+        det.unreadable.append(Unread((300.0, 900.0), COVERED, cell=cover_cell))
+        t = Tracker(three, stable_frames=2)
+        t.motion()
+        # the picture changed by the two cells of the move: nothing else lies over the board
+        return [r for r in (t.observe(det, 2.0) for _ in range(frames)) if r is not None]
+
+    [c] = commits((-2, 2), OCCLUSION_PATIENCE)
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("moved", Placement(2, -1, 1, 4))]
+    assert commits((1, -1), 3 * OCCLUSION_PATIENCE) == []
+
+
 def test_the_frame_edge_next_to_the_board_holds_back_no_placement_but_a_tile_it_cuts_does():
     # a board grown to the frame's edge: the empty cell beyond it is doubted (a puzzle photo gets no verdict), but
     # the referee saw every tile laid, and asking about it held back every placement for the rest of the game

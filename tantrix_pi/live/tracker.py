@@ -301,9 +301,12 @@ class Tracker:
         gone -= unseen
         under_hand = (hideable - unseen) & {apply_cell(self.transform, c) for c, share in det.cover.items()
                                             if share >= HAND_OVER_GONE}
+        # a hand hiding a tile lies over its cell or the cells next to it; cover further off (pen strokes on paper
+        # beside the board) hides none of the tiles gone, which were moved or taken off
+        hidden = any(distance(c, g) <= 1 for c in covered for g in gone)
         beside = bool(gone) and self.held_beside < OCCLUSION_PATIENCE and self._hand_beside(centres, gone, changed_at)
-        if gone and (overlaid or covered or under_hand or beside):
-            if not (overlaid or covered or under_hand):
+        if gone and (overlaid or hidden or under_hand or beside):
+            if not (overlaid or hidden or under_hand):
                 self.held_beside += 1
             # something lies over the board (a hand resting on it): the tiles under it are not gone, and what it
             # hides is not a question to ask, for as long as it stays (a hand over the whole board hides every
