@@ -46,16 +46,18 @@ restoration, move, turn, correction, "can't read" or refusal the script does not
 legal placement), the placements credited to their player, the stored game against the recording (tile, cell,
 turn, player, legal; the moves of one turn in any order: tiles laid while a hand hid the board are seen together,
 in an order the pictures cannot tell, and a wrong order that made a move illegal shows as its flag), the final
-scores against the rules engine's on the recorded board, and a row per behaviour: what its scenes must be
-announced as (for a lamp, a cup or a resting hand also the next placement), what was said meanwhile, and whether
-that is all (the tile moved or turned also stored as its player's legal placement). Exit 1 when a check fails, 2
-on bad options.
+scores against the rules engine's on the recorded board, with the hands in view the must-fills said against those the
+rules engine owes (a held tile no photo showed is left out and counted apart), and a row per behaviour: what its
+scenes must be announced as (for a lamp, a cup or a resting hand also the next placement), what was said meanwhile,
+and whether that is all (the tile moved or turned also stored as its player's legal placement). Exit 1 when a check
+fails, 2 on bad options.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import multiprocessing
 import resource
 import statistics
@@ -97,10 +99,29 @@ NAMES = {"moved": "illegal tile moved straight to its cell", "turned": "tile tur
          recording.TAKEN_BACK: "illegal tile taken back"}
 
 
+IN_VIEW = "in_view.json"
+"""Beside the frames: for each photo, its first frame and the tiles it shows in the zones (`zone_tiles_in_view`)."""
+
+
 def write_frames(demo: Demo, folder: Path) -> None:
-    """Photograph the recording into folder/00000.jpg, 00001.jpg, ..."""
-    for n, image in enumerate(demo.frames()):
-        cv2.imwrite(str(folder / f"{n:05d}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    """Photograph the recording into folder/00000.jpg, 00001.jpg, ..., and the tiles in view into `IN_VIEW`."""
+    from tantrix_pi.simulator import render
+
+    n, in_view = 0, []
+    for shot in demo.shots():
+        image, truth = render(shot.board, frame=shot.frame, **{**demo.render, **shot.options})
+        in_view.append((n, zone_tiles_in_view(truth) if shot.times >= GateConfig().stable_frames else []))
+        for _time in range(shot.times):
+            cv2.imwrite(str(folder / f"{n:05d}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            n += 1
+    (folder / IN_VIEW).write_text(json.dumps(in_view))
+
+
+def zone_tiles_in_view(truth: dict) -> list[int]:
+    """The tiles lying face up in the hand zones of a photo (the simulator's truth) that show whole, less than half
+    of them under a hand: those the referee can know a player holds."""
+    return [t["tile"] for t in truth["tiles"] if not t["on_board"] and t["face_up"]
+            and t["fraction_in_image"] == 1 and t["occluded_fraction"] < 0.5]
 
 
 class Timed(MemorySink):
@@ -212,6 +233,7 @@ def main() -> int:
         worker.start()
         worker.join()
         render_s = time.perf_counter() - t0
+        in_view = [(frame, set(tiles)) for frame, tiles in json.loads((folder / IN_VIEW).read_text())]
         read_at: list[float] = []
         source = folder_source(folder, read=photo.load)
         inner = source.read
@@ -249,7 +271,7 @@ def main() -> int:
           f"{', ' + light if light else ''} (photos rendered beforehand in {render_s:.1f} s; the referee of "
           f"{Path(tantrix_pi.__file__).parents[1]})")
     owed = owed_fills(recording.selfplay_record(args.players, args.seed), len(demo.moves)) if demo.zones else None
-    check = Check(demo, starts, timed(stored, sink), final, moves, players, read_at, owed)
+    check = Check(demo, starts, timed(stored, sink), final, moves, players, read_at, owed, in_view)
     st = loop.stats
     frames, seconds = [f for f, _s, _g in check.latency], [s for _f, s, _g in check.latency]
     laid, gone = [f for f, _s, g in check.latency if not g], [f for f, _s, g in check.latency if g]
@@ -331,8 +353,11 @@ class Check:
     to play must fill before each placement), also the must-fills said between placements."""
 
     def __init__(self, demo: Demo, starts: list[int], events, final: Board, moves, players: list[str],
-                 read_at: list[float], owed: list[Owed] | None = None) -> None:
+                 read_at: list[float], owed: list[Owed] | None = None,
+                 in_view: list[tuple[int, set[int]]] = ()) -> None:
         self.demo, self.starts, self.events, self.players, self.owed = demo, starts, events, players, owed
+        self.in_view = in_view
+        """For each photo, its first frame and the zone tiles it shows (`zone_tiles_in_view`)."""
         self.t = register(Board(demo.moves), list(final))  # the loop's grid laid on the recording's
         self.stored = [(m.player, apply(self.t, m.placement), m.legal) for m in moves]
         self.followed = recording.follow(demo.scenes, [(kind, data) for kind, data, *_ in events],
@@ -427,13 +452,15 @@ class Check:
         """With the hands in view, a row: before each placement, the last must-fill said since the one before (in
         the recording's grid) against what the player to play must fill; a must-fill said when nothing is owed, or
         naming other spaces or tiles, is wrong. A fill owed between two placements first seen in one frame (a hand
-        over the board hid the first) is counted apart: the board that owed it was never in view. The misses are
+        over the board hid the first) is counted apart: the board that owed it was never in view. So are the held
+        tiles that fit a forced space but were never in view before the placement (drawn while a resting hand hid
+        the zone): the fill is wanted without them, and not at all when none of its tiles was seen. The misses are
         kept for the report."""
         self.fills_wrong: list[str] = []
         if self.owed is None:
             return []
         at = {self.expected[i][1].move: self.matched.get(i) for i in placing}
-        right = unseen = 0
+        right = unseen = hidden = 0
         for k, (player, spaces) in enumerate(self.owed):
             lo, hi = at.get(k - 1, -1) if k else -1, at.get(k)
             if lo is None or hi is None:
@@ -442,6 +469,12 @@ class Check:
             if spaces and lo >= 0 and self.events[lo][2] == self.events[hi][2]:
                 unseen += 1  # both placements first seen in one frame: the board owing the fill was never in view
                 continue
+            seen = set().union(*(tiles for first, tiles in self.in_view if first < self.events[hi][2]))
+            known = frozenset((cell, shown) for cell, tiles in spaces
+                              if (shown := tuple(t for t in tiles if t in seen)))
+            if known != spaces:
+                hidden += 1
+                spaces = known
             said = [data for kind, data, *_ in self.events[lo + 1:hi] if kind == "must_fill"]
             got = (said[-1]["player"], frozenset((apply_cell(self.t, tuple(s["cell"])), tuple(sorted(s["tiles"])))
                                                  for s in said[-1]["spaces"])) if said else None
@@ -453,6 +486,7 @@ class Check:
         owed = sum(bool(spaces) for _p, spaces in self.owed)
         return [("must-fills said before a placement (a held tile fits a forced space)", owed,
                  f"{right}" + (f", {unseen} never in view" if unseen else "")
+                 + (f", {hidden} with a held tile never in view" if hidden else "")
                  + (f", {len(self.fills_wrong)} wrong" if self.fills_wrong else ""), not self.fills_wrong)]
 
     def _behaviours(self) -> list[tuple[str, str, str, bool]]:
