@@ -81,7 +81,7 @@ from tantrix_pi.live import recording  # noqa: E402
 from tantrix_pi.live.camera import CameraWatch  # noqa: E402
 from tantrix_pi.live.commands import pressed  # noqa: E402
 from tantrix_pi.live.config import GateConfig  # noqa: E402
-from tantrix_pi.live.demo import Demo  # noqa: E402
+from tantrix_pi.live.demo import Demo, rendered  # noqa: E402
 from tantrix_pi.live.hands import HandWatch  # noqa: E402
 from tantrix_pi.live.loop import LiveLoop  # noqa: E402
 from tantrix_pi.live.recording import Behaviours  # noqa: E402
@@ -105,11 +105,9 @@ IN_VIEW = "in_view.json"
 
 def write_frames(demo: Demo, folder: Path) -> None:
     """Photograph the recording into folder/00000.jpg, 00001.jpg, ..., and the tiles in view into `IN_VIEW`."""
-    from tantrix_pi.simulator import render
-
     n, in_view = 0, []
     for shot in demo.shots():
-        image, truth = render(shot.board, frame=shot.frame, **{**demo.render, **shot.options})
+        image, truth = rendered(shot, demo.render)
         in_view.append((n, zone_tiles_in_view(truth) if shot.times >= GateConfig().stable_frames else []))
         for _time in range(shot.times):
             cv2.imwrite(str(folder / f"{n:05d}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 90])

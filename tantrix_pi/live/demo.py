@@ -278,9 +278,14 @@ def hand_twist(seed: int, tile: int) -> float:
 
 def photograph(shot: Shot, render: dict) -> np.ndarray:
     """One photo of a recording by the simulator: its settings `render` and what the shot adds."""
+    return rendered(shot, render)[0]
+
+
+def rendered(shot: Shot, render: dict) -> tuple[np.ndarray, dict]:
+    """`photograph`, and the simulator's truth about it (each tile's place, how much of it a hand hides)."""
     from tantrix_pi.simulator import render as draw
 
-    return draw(shot.board, frame=shot.frame, **{**render, **shot.options})[0]
+    return draw(shot.board, frame=shot.frame, **{**render, **shot.options})
 
 
 def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: int | None = None,
