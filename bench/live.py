@@ -269,7 +269,7 @@ def main() -> int:
           f"{', ' + light if light else ''} (photos rendered beforehand in {render_s:.1f} s; the referee of "
           f"{Path(tantrix_pi.__file__).parents[1]})")
     owed = owed_fills(recording.selfplay_record(args.players, args.seed), len(demo.moves)) if demo.zones else None
-    check = Check(demo, starts, timed(stored, sink), final, moves, players, read_at, owed, in_view)
+    check = Check(demo, starts, timed(stored, sink), final, moves, players, read_at, in_view, owed)
     st = loop.stats
     frames, seconds = [f for f, _s, _g in check.latency], [s for _f, s, _g in check.latency]
     laid, gone = [f for f, _s, g in check.latency if not g], [f for f, _s, g in check.latency if g]
@@ -351,8 +351,7 @@ class Check:
     to play must fill before each placement), also the must-fills said between placements."""
 
     def __init__(self, demo: Demo, starts: list[int], events, final: Board, moves, players: list[str],
-                 read_at: list[float], owed: list[Owed] | None = None,
-                 in_view: list[tuple[int, set[int]]] = ()) -> None:
+                 read_at: list[float], in_view: list[tuple[int, set[int]]], owed: list[Owed] | None = None) -> None:
         self.demo, self.starts, self.events, self.players, self.owed = demo, starts, events, players, owed
         self.in_view = in_view
         """For each photo, its first frame and the zone tiles it shows (`zone_tiles_in_view`)."""
