@@ -9,6 +9,11 @@ centre heat map, L1 on the width code over tile faces, cross-entropy on what cov
 rate follows a cosine over the steps. The budget is a number of batches, not a time, so a run on a busy machine
 learns the same as on an idle one, only later. The export takes any input whose sides are multiples of 16.
 
+With `--teacher MODEL.onnx` the network also learns to say what that model says on each batch (distillation:
+binary cross-entropy towards its probabilities on the face, outline, centre and cover maps, L1 towards its width
+code where it sees tile faces), besides the labels: a smaller network learns more from a trained one's soft maps
+than from the labels alone.
+
 What the run saw is written next to the ONNX file (OUT.manifest.json: every shard with its sha256 and the
 pictures its crops were cut from, the run's settings; with `--init`, the manifest of the run that saved those
 weights, which must lie beside them), and that file's sha256 goes into the ONNX file's metadata as
@@ -27,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime
 import torch
 import torch.nn.functional as F
 
@@ -102,11 +108,45 @@ def losses(out: torch.Tensor, masks: torch.Tensor, maps: torch.Tensor) -> dict[s
     }
 
 
+CENTRE_IMITATION = 10.0
+"""Weight of the centre map's imitation loss: its pixels are nearly all far from a centre, so its mean cross-entropy
+is a tenth of the other maps'."""
+
+
+def imitation(out: torch.Tensor, want: torch.Tensor) -> dict[str, torch.Tensor]:
+    """How far the network's maps are from a teacher's (`want`, its raw output for the same batch)."""
+    p = torch.sigmoid(want)
+    face = p[:, FACE]
+    return {
+        "face~": F.binary_cross_entropy_with_logits(out[:, FACE], face),
+        "outline~": F.binary_cross_entropy_with_logits(out[:, BOUNDARY], p[:, BOUNDARY]),
+        "cover~": F.binary_cross_entropy_with_logits(out[:, COVER], p[:, COVER]),
+        "centre~": CENTRE_IMITATION * F.binary_cross_entropy_with_logits(out[:, CENTRE], p[:, CENTRE]),
+        "width~": (out[:, SIZE] - want[:, SIZE]).abs().mul(face).sum() / face.sum().clamp(min=1),
+    }
+
+
+def _teacher(path: Path, threads: int) -> onnxruntime.InferenceSession:
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _teacher_record(path: Path) -> dict:
+    """The teacher's file, sha256 and training manifest (None for a model trained before manifests were kept)."""
+    written = Path(path).with_suffix(".manifest.json")
+    return {"file": str(Path(path).resolve()), "sha256": _sha256(path),
+            "manifest": json.loads(written.read_text()) if written.is_file() else None}
+
+
 def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path | None = None,
-          lr: float = LEARNING_RATE, log=print) -> TileNet:
-    """Train for `steps` batches (from the weights `init` when given: a longer run in stages), export to `out`."""
+          lr: float = LEARNING_RATE, log=print, teacher: Path | None = None) -> TileNet:
+    """Train for `steps` batches (from the weights `init` when given: a longer run in stages; imitating the model
+    `teacher` too when given), export to `out`."""
     torch.manual_seed(seed)
     earlier = _earlier_run(init) if init is not None else None
+    mentor = _teacher(teacher, torch.get_num_threads()) if teacher is not None else None
     images, masks, maps, seen = load(shards)
     log(f"{len(images)} crops from {len(shards)} shards")
     net = TileNet()
@@ -122,7 +162,12 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
         idx = torch.randint(len(images), (BATCH,), generator=g).numpy()
         x = torch.from_numpy(images[idx]).permute(0, 3, 1, 2).float() / 255.0
         x, m, y = augment(x, torch.from_numpy(masks[idx]), torch.from_numpy(maps[idx].astype(np.float32)), g)
-        parts = losses(net(x), m, y)
+        guess = net(x)
+        parts = losses(guess, m, y)
+        if mentor is not None:
+            name = mentor.get_inputs()[0].name  # a model exported for one picture at a time, as the shipped one
+            want = torch.from_numpy(np.concatenate([mentor.run(None, {name: one})[0] for one in x.numpy()[:, None]]))
+            parts |= imitation(guess, want)
         loss = sum(parts.values())
         opt.zero_grad()
         loss.backward()
@@ -139,6 +184,7 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
         "steps": steps, "batch": BATCH, "minutes": round((time.time() - start) / 60, 1),
         "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init),
                                            "manifest": earlier},
+        "teacher": None if teacher is None else _teacher_record(teacher),
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
     export(net, out, {MANIFEST_KEY: _sha256(written)})
     log(f"{steps} steps; saved {out} and {written.name}")
@@ -165,11 +211,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", type=Path, help="start from these weights (the .pt an earlier run saved)")
+    ap.add_argument("--teacher", type=Path, help="also imitate this model's maps (an ONNX file, e.g. the shipped one)")
     ap.add_argument("--lr", type=float, default=LEARNING_RATE, help="peak learning rate (default %(default)s)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
-        train(args.shards, args.out, args.steps, args.seed, args.init, args.lr, log=lambda s: print(s, flush=True))
+        train(args.shards, args.out, args.steps, args.seed, args.init, args.lr, log=lambda s: print(s, flush=True),
+              teacher=args.teacher)
     except ValueError as e:
         print(f"train: {e}", file=sys.stderr)
         return 2
