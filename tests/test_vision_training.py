@@ -140,8 +140,28 @@ def test_a_short_training_run_exports_a_model_the_detector_can_run_and_what_it_s
     init = json.loads(again.with_suffix(".manifest.json").read_text())["init"]
     assert init["sha256"] == hashlib.sha256(out.with_suffix(".pt").read_bytes()).hexdigest()
     assert init["manifest"] == seen
+    # a run imitating a teacher records the teacher's file and its training
+    taught = tmp_path / "taught.onnx"
+    train.train([shard], taught, steps=2, teacher=out, log=lambda s: None)
+    teacher = json.loads(taught.with_suffix(".manifest.json").read_text())["teacher"]
+    assert teacher["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest() and teacher["manifest"] == seen
     # weights whose run is not known are refused
     orphan = tmp_path / "orphan.pt"
     orphan.write_bytes(out.with_suffix(".pt").read_bytes())
     with pytest.raises(ValueError, match="orphan.manifest.json beside it"):
         train.train([shard], tmp_path / "x.onnx", steps=1, init=orphan, log=lambda s: None)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                    reason="the train extra (torch) is not installed: pip install -e '.[train]'")
+def test_imitation_is_least_where_the_network_says_what_its_teacher_says():
+    import torch
+
+    from tantrix_pi.vision.network import CHANNELS
+    from tantrix_pi.vision.training import train
+
+    torch.manual_seed(0)
+    want = torch.randn(2, CHANNELS, 8, 8) * 3
+    same = train.imitation(want, want)
+    off = train.imitation(want + torch.randn_like(want), want)
+    assert all(same[k] < off[k] for k in same)
