@@ -165,3 +165,46 @@ def test_imitation_is_least_where_the_network_says_what_its_teacher_says():
     same = train.imitation(want, want)
     off = train.imitation(want + torch.randn_like(want), want)
     assert all(same[k] < off[k] for k in same)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                    reason="the train extra (torch) is not installed: pip install -e '.[train]'")
+def test_an_int8_copy_rounds_at_the_ceilings_it_was_trained_with_and_records_its_source(tmp_path):
+    import onnx
+    import onnxruntime
+    import torch
+    from onnx import numpy_helper
+
+    from tantrix_pi.vision.network import CHANNELS, TileNetwork
+    from tantrix_pi.vision.training import int8, shards, train
+
+    shard = tmp_path / "s.npz"
+    np.savez(shard, **shards.build("simulated", 6, 1))
+    source = tmp_path / "tiles.onnx"
+    torch.set_num_threads(1)
+    train.train([shard], source, steps=3, log=lambda s: None)
+    # the torch copy, unrounded, computes what the float file computes
+    x = np.random.default_rng(0).uniform(-2, 2, (1, 3, 64, 96)).astype(np.float32)
+    with torch.no_grad():
+        mine = int8.Quantised(onnx.load(str(source)))(torch.from_numpy(x)).numpy()
+    assert np.abs(mine - onnxruntime.InferenceSession(str(source)).run(None, {"image": x})[0]).max() < 1e-4
+
+    out = tmp_path / "int8.onnx"
+    int8.train(source, [shard], out, steps=2, seed=0, lr=1e-4, log=lambda s: None)
+    assert TileNetwork(str(out)).run(np.zeros((64, 96, 3), np.uint8)).shape == (CHANNELS, 32, 48)
+    model = onnx.load(str(out))
+    arrays = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    weights = [n for n in model.graph.node if n.op_type == "DequantizeLinear" and arrays.get(n.input[0]) is not None
+               and arrays[n.input[0]].dtype == np.int8]
+    assert len(weights) == sum(n.op_type == "Conv" for n in model.graph.node) - 2  # not the first, not the head
+    ceilings = json.loads(out.with_suffix(".manifest.json").read_text())["ceilings"]
+    rounded = {n.input[0]: float(arrays[n.input[1]]) * 255 for n in model.graph.node if n.op_type == "QuantizeLinear"}
+    relu = [n.output[0] for n in onnx.load(str(source)).graph.node if n.op_type == "Relu"]
+    concat = [n.output[0] for n in model.graph.node if n.op_type == "Concat"]
+    assert [round(rounded[t], 3) for t in relu + concat] == pytest.approx(ceilings, abs=2e-3)
+
+    written = json.loads(out.with_suffix(".manifest.json").read_text())
+    assert written["int8_from"]["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
+    assert written["int8_from"]["manifest"] == json.loads(source.with_suffix(".manifest.json").read_text())
+    meta = {p.key: p.value for p in model.metadata_props}
+    assert meta[train.MANIFEST_KEY] == hashlib.sha256(out.with_suffix(".manifest.json").read_bytes()).hexdigest()
