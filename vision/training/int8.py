@@ -39,8 +39,9 @@ from tantrix_pi.vision.training.train import (
     _earlier_run,
     _sha256,
     _teacher_record,
-    augment,
+    batch,
     imitation,
+    learn,
     load,
     losses,
 )
@@ -166,12 +167,6 @@ def export(net: Quantised, graph: onnx.ModelProto, out: Path, calibration: list[
     onnx.save(model, str(out))
 
 
-def batch(images, masks, maps, g: torch.Generator):
-    idx = torch.randint(len(images), (BATCH,), generator=g).numpy()
-    x = torch.from_numpy(images[idx]).permute(0, 3, 1, 2).float() / 255.0
-    return augment(x, torch.from_numpy(masks[idx]), torch.from_numpy(maps[idx].astype(np.float32)), g)
-
-
 def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr: float,
           init: Path | None = None, log=print) -> None:
     """Fine-tune the float model `source` for int8 (from the weights and ceilings `init` a run of this module
@@ -200,16 +195,7 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
         with torch.no_grad():
             want = teacher(x)
         guess = net(x)
-        parts = losses(guess, m, y) | imitation(guess, want)
-        loss = sum(parts.values())
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        history.append([v.item() for v in parts.values()])
-        if step % 100 == 0:
-            mean = np.mean(history[-100:], axis=0)
-            log(f"step {step} {time.time() - start:.0f}s "
-                + " ".join(f"{k} {v:.3f}" for k, v in zip(parts, mean, strict=True)))
+        learn(opt, losses(guess, m, y) | imitation(guess, want), history, step, start, log)
     written = out.with_suffix(".manifest.json")
     written.write_text(json.dumps({
         "format": "tantrix-pi-training-manifest/1", "torch": torch.__version__, "seed": seed, "lr": lr,

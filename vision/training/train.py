@@ -90,6 +90,27 @@ def augment(x: torch.Tensor, masks: torch.Tensor, maps: torch.Tensor, g: torch.G
     return v.clamp(0, 1) * 4.0 - 2.0, masks, maps  # as network.blob scales a photo
 
 
+def batch(images: np.ndarray, masks: np.ndarray, maps: np.ndarray, g: torch.Generator):
+    """A batch of crops drawn at random, `augment`ed: (network input, masks, maps)."""
+    idx = torch.randint(len(images), (BATCH,), generator=g).numpy()
+    x = torch.from_numpy(images[idx]).permute(0, 3, 1, 2).float() / 255.0
+    return augment(x, torch.from_numpy(masks[idx]), torch.from_numpy(maps[idx].astype(np.float32)), g)
+
+
+def learn(opt: torch.optim.Optimizer, parts: dict[str, torch.Tensor], history: list, step: int, start: float,
+          log) -> None:
+    """One step down the sum of the losses `parts`; every 100 steps, each one's mean over them logged."""
+    loss = sum(parts.values())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    history.append([v.item() for v in parts.values()])
+    if step % 100 == 0:
+        mean = np.mean(history[-100:], axis=0)
+        log(f"step {step} {time.time() - start:.0f}s "
+            + " ".join(f"{k} {v:.3f}" for k, v in zip(parts, mean, strict=True)))
+
+
 def losses(out: torch.Tensor, masks: torch.Tensor, maps: torch.Tensor) -> dict[str, torch.Tensor]:
     face = masks[:, 0].float()
     outline = masks[:, 1].float() / 255.0
@@ -159,24 +180,14 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
         done = (step - 1) / steps
         for group in opt.param_groups:
             group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * done)) + 5e-5
-        idx = torch.randint(len(images), (BATCH,), generator=g).numpy()
-        x = torch.from_numpy(images[idx]).permute(0, 3, 1, 2).float() / 255.0
-        x, m, y = augment(x, torch.from_numpy(masks[idx]), torch.from_numpy(maps[idx].astype(np.float32)), g)
+        x, m, y = batch(images, masks, maps, g)
         guess = net(x)
         parts = losses(guess, m, y)
         if mentor is not None:
             name = mentor.get_inputs()[0].name  # a model exported for one picture at a time, as the shipped one
             want = torch.from_numpy(np.concatenate([mentor.run(None, {name: one})[0] for one in x.numpy()[:, None]]))
             parts |= imitation(guess, want)
-        loss = sum(parts.values())
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        history.append([v.item() for v in parts.values()])
-        if step % 100 == 0:
-            mean = np.mean(history[-100:], axis=0)
-            log(f"step {step} {time.time() - start:.0f}s "
-                + " ".join(f"{k} {v:.3f}" for k, v in zip(parts, mean, strict=True)))
+        learn(opt, parts, history, step, start, log)
     net.eval()
     written = out.with_suffix(".manifest.json")
     written.write_text(json.dumps({
