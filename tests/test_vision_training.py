@@ -208,3 +208,14 @@ def test_an_int8_copy_rounds_at_the_ceilings_it_was_trained_with_and_records_its
     assert written["int8_from"]["manifest"] == json.loads(source.with_suffix(".manifest.json").read_text())
     meta = {p.key: p.value for p in model.metadata_props}
     assert meta[train.MANIFEST_KEY] == hashlib.sha256(out.with_suffix(".manifest.json").read_bytes()).hexdigest()
+    # a run in stages goes on with the same ceilings and records the first stage's run
+    again = tmp_path / "again.onnx"
+    int8.train(source, [shard], again, steps=1, seed=1, lr=1e-4, init=out.with_suffix(".pt"), log=lambda s: None)
+    later = json.loads(again.with_suffix(".manifest.json").read_text())
+    assert later["ceilings"] == ceilings and later["init"]["manifest"] == written
+    # a graph that is not the tile network's is refused in one line
+    other = tmp_path / "other.onnx"
+    graph = onnx.load(str(source))
+    graph.graph.node.remove(next(n for n in graph.graph.node if n.op_type == "Conv" and n.input[0] != "image"))
+    onnx.save(graph, str(other))
+    assert int8.main([str(other), str(tmp_path / "x.onnx"), str(shard), "--threads", "1"]) == 2

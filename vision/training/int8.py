@@ -29,6 +29,7 @@ import numpy as np
 import onnx
 import torch
 import torch.nn.functional as F
+from google.protobuf.message import DecodeError
 from onnx import numpy_helper
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 from torch import nn
@@ -74,6 +75,9 @@ class Quantised(nn.Module):
                 conv.bias.copy_(torch.from_numpy(b.copy()))
             self.convs.append(conv)
             self.nodes.append(node)
+        if len(self.convs) != ENCODER + len(SKIPS) + 1:
+            raise ValueError(f"a graph of {len(self.convs)} convolutions is not the tile network's "
+                             f"({ENCODER + len(SKIPS) + 1})")
         self.register_buffer("ceilings", torch.zeros(len(self.convs) - 1 + len(SKIPS)))
         self.quantise = False
 
@@ -211,18 +215,28 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("source", type=Path, help="the float model (ONNX)")
-    p.add_argument("out", type=Path)
-    p.add_argument("shards", type=Path, nargs="+")
-    p.add_argument("--steps", type=int, default=4000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--lr", type=float, default=2e-4)
-    p.add_argument("--init", type=Path, help="weights (.pt) an earlier run of this module saved, to go on from")
-    a = p.parse_args(argv)
-    train(a.source, a.shards, a.out, a.steps, a.seed, a.lr, a.init, log=lambda s: print(s, flush=True))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("source", type=Path, help="the float model (ONNX)")
+    ap.add_argument("out", type=Path)
+    ap.add_argument("shards", type=Path, nargs="+")
+    ap.add_argument("--steps", type=int, default=4000, help="batches to train on (default %(default)s)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=2e-4, help="peak learning rate (default %(default)s)")
+    ap.add_argument("--init", type=Path, help="go on from these weights (the .pt an earlier run of this module saved)")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    try:
+        train(args.source, args.shards, args.out, args.steps, args.seed, args.lr, args.init,
+              log=lambda s: print(s, flush=True))
+    except DecodeError:
+        print(f"int8: {args.source} is not an ONNX model", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as e:
+        print(f"int8: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
