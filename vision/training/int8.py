@@ -39,12 +39,12 @@ from tantrix_pi.vision.training.train import (
     MANIFEST_KEY,
     _earlier_run,
     _sha256,
-    _teacher_record,
     batch,
     imitation,
     learn,
     load,
     losses,
+    model_record,
 )
 
 CEILING_QUANTILE = 0.9999
@@ -204,7 +204,7 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
     written.write_text(json.dumps({
         "format": "tantrix-pi-training-manifest/1", "torch": torch.__version__, "seed": seed, "lr": lr,
         "steps": steps, "batch": BATCH, "minutes": round((time.time() - start) / 60, 1),
-        "int8_from": _teacher_record(source),
+        "int8_from": model_record(source),
         "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init),
                                            "manifest": earlier},
         "ceilings": [round(float(c), 4) for c in net.ceilings],

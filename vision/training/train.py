@@ -154,8 +154,8 @@ def _teacher(path: Path, threads: int) -> onnxruntime.InferenceSession:
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def _teacher_record(path: Path) -> dict:
-    """The teacher's file, sha256 and training manifest (None for a model trained before manifests were kept)."""
+def model_record(path: Path) -> dict:
+    """A model file's path, sha256 and training manifest (None for a model trained before manifests were kept)."""
     written = Path(path).with_suffix(".manifest.json")
     return {"file": str(Path(path).resolve()), "sha256": _sha256(path),
             "manifest": json.loads(written.read_text()) if written.is_file() else None}
@@ -195,7 +195,7 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
         "steps": steps, "batch": BATCH, "minutes": round((time.time() - start) / 60, 1),
         "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init),
                                            "manifest": earlier},
-        "teacher": None if teacher is None else _teacher_record(teacher),
+        "teacher": None if teacher is None else model_record(teacher),
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
     export(net, out, {MANIFEST_KEY: _sha256(written)})
     log(f"{steps} steps; saved {out} and {written.name}")
