@@ -169,7 +169,7 @@ def test_imitation_is_least_where_the_network_says_what_its_teacher_says():
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                     reason="the train extra (torch) is not installed: pip install -e '.[train]'")
-def test_an_int8_copy_rounds_at_the_ceilings_it_was_trained_with_and_records_its_source(tmp_path):
+def test_an_int8_copy_rounds_at_the_ceilings_it_was_trained_with_and_records_its_source(tmp_path, capsys):
     import onnx
     import onnxruntime
     import torch
@@ -197,13 +197,13 @@ def test_an_int8_copy_rounds_at_the_ceilings_it_was_trained_with_and_records_its
     weights = [n for n in model.graph.node if n.op_type == "DequantizeLinear" and arrays.get(n.input[0]) is not None
                and arrays[n.input[0]].dtype == np.int8]
     assert len(weights) == sum(n.op_type == "Conv" for n in model.graph.node) - 2  # not the first, not the head
-    ceilings = json.loads(out.with_suffix(".manifest.json").read_text())["ceilings"]
+    written = json.loads(out.with_suffix(".manifest.json").read_text())
+    ceilings = written["ceilings"]
     rounded = {n.input[0]: float(arrays[n.input[1]]) * 255 for n in model.graph.node if n.op_type == "QuantizeLinear"}
     relu = [n.output[0] for n in onnx.load(str(source)).graph.node if n.op_type == "Relu"]
     concat = [n.output[0] for n in model.graph.node if n.op_type == "Concat"]
     assert [round(rounded[t], 3) for t in relu + concat] == pytest.approx(ceilings, abs=2e-3)
 
-    written = json.loads(out.with_suffix(".manifest.json").read_text())
     assert written["int8_from"]["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
     assert written["int8_from"]["manifest"] == json.loads(source.with_suffix(".manifest.json").read_text())
     meta = {p.key: p.value for p in model.metadata_props}
@@ -218,4 +218,7 @@ def test_an_int8_copy_rounds_at_the_ceilings_it_was_trained_with_and_records_its
     graph = onnx.load(str(source))
     graph.graph.node.remove(next(n for n in graph.graph.node if n.op_type == "Conv" and n.input[0] != "image"))
     onnx.save(graph, str(other))
+    capsys.readouterr()
     assert int8.main([str(other), str(tmp_path / "x.onnx"), str(shard), "--threads", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not the tile network's" in err
