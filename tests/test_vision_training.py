@@ -213,6 +213,17 @@ def test_an_int8_copy_rounds_at_the_ceilings_it_was_trained_with_and_records_its
     int8.train(source, [shard], again, steps=1, seed=1, lr=1e-4, init=out.with_suffix(".pt"), log=lambda s: None)
     later = json.loads(again.with_suffix(".manifest.json").read_text())
     assert later["ceilings"] == ceilings and later["init"]["manifest"] == written
+    # ceilings at the highest value seen are the calibration's maxima: above the default quantile's
+    net = int8.Quantised(onnx.load(str(source)))
+    x = torch.from_numpy(np.random.default_rng(1).uniform(-2, 2, (2, 3, 64, 64)).astype(np.float32))
+    net.calibrate([x], quantile=1.0)
+    seen = {}
+    with torch.no_grad():
+        net(x, seen)
+    assert [float(c) for c in net.ceilings] == pytest.approx([float(seen[k].max()) for k in range(len(seen))])
+    top = net.ceilings.clone()
+    net.calibrate([x])
+    assert bool((net.ceilings <= top).all())
     # a graph that is not the tile network's is refused in one line
     other = tmp_path / "other.onnx"
     graph = onnx.load(str(source))

@@ -48,7 +48,8 @@ from tantrix_pi.vision.training.train import (
 )
 
 CEILING_QUANTILE = 0.9999
-"""An activation's ceiling: this quantile of its values over the calibration batches (the rare larger ones clip)."""
+"""An activation's ceiling by default: this quantile of its values over the calibration batches (the rare larger
+ones clip); 1 takes the highest value seen."""
 CALIBRATION_BATCHES = 32
 ENCODER = 9
 """The tile network's first convolutions (`TileNet`'s four levels down), in the ONNX graph's order."""
@@ -117,19 +118,21 @@ class Quantised(nn.Module):
             x = self._conv(joined, i, seen)
         return self._conv(x, len(self.convs) - 1, seen)
 
-    def calibrate(self, batches: list[torch.Tensor]) -> None:
-        """Each activation's ceiling from the float network's values on `batches`."""
+    def calibrate(self, batches: list[torch.Tensor], quantile: float = CEILING_QUANTILE) -> None:
+        """Each activation's ceiling: the `quantile` of the float network's values on `batches` (1: their highest)."""
         self.quantise = False
         values: list[list[torch.Tensor]] = [[] for _ in self.ceilings]
+        highest = [0.0 for _ in self.ceilings]
         with torch.no_grad():
             for x in batches:
                 seen: dict[int, torch.Tensor] = {}
                 self(x, seen)
                 for k, v in seen.items():
+                    highest[k] = max(highest[k], float(v.max()))
                     flat = v.flatten()
                     values[k].append(flat[torch.randint(len(flat), (200_000,))])
         for k, v in enumerate(values):
-            self.ceilings[k] = torch.quantile(torch.cat(v), CEILING_QUANTILE)
+            self.ceilings[k] = highest[k] if quantile >= 1 else torch.quantile(torch.cat(v), quantile)
 
 
 def _rounded(graph: onnx.ModelProto) -> list[str]:
@@ -172,7 +175,7 @@ def export(net: Quantised, graph: onnx.ModelProto, out: Path, calibration: list[
 
 
 def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr: float,
-          init: Path | None = None, log=print) -> None:
+          init: Path | None = None, log=print, quantile: float = CEILING_QUANTILE) -> None:
     """Fine-tune the float model `source` for int8 (from the weights and ceilings `init` a run of this module
     saved, when given: a longer run in stages) and export it to `out`."""
     torch.manual_seed(seed)
@@ -185,7 +188,7 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
     net = Quantised(graph)
     calibration = [batch(images, masks, maps, g)[0] for _ in range(CALIBRATION_BATCHES)]
     if init is None:
-        net.calibrate(calibration)
+        net.calibrate(calibration, quantile)
     else:
         net.load_state_dict(torch.load(init))
     log("ceilings " + " ".join(f"{c:.2f}" for c in net.ceilings))
@@ -207,6 +210,7 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
         "int8_from": model_record(source),
         "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init),
                                            "manifest": earlier},
+        "ceiling_quantile": None if init is not None else quantile,
         "ceilings": [round(float(c), 4) for c in net.ceilings],
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
     torch.save(net.state_dict(), out.with_suffix(".pt"))
@@ -224,11 +228,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--lr", type=float, default=2e-4, help="peak learning rate (default %(default)s)")
     ap.add_argument("--init", type=Path, help="go on from these weights (the .pt an earlier run of this module saved)")
+    ap.add_argument("--ceiling-quantile", type=float, default=CEILING_QUANTILE,
+                    help="each activation's ceiling, as a quantile of its values (1: the highest; default %(default)s)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     try:
         train(args.source, args.shards, args.out, args.steps, args.seed, args.lr, args.init,
-              log=lambda s: print(s, flush=True))
+              log=lambda s: print(s, flush=True), quantile=args.ceiling_quantile)
     except DecodeError:
         print(f"int8: {args.source} is not an ONNX model", file=sys.stderr)
         return 2
