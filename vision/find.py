@@ -80,14 +80,10 @@ def _peaks(heat: np.ndarray, threshold: float, most: int) -> np.ndarray:
         return np.zeros((0, 2))
     keep = np.argsort(-heat[ys, xs], kind="stable")[:most]
     ys, xs = ys[keep], xs[keep]
-    pad = np.pad(heat, 1)
     dy, dx = np.mgrid[-1:2, -1:2]
-    out = []
-    for x, y in zip(xs, ys, strict=True):
-        patch = pad[y:y + 3, x:x + 3]
-        s = patch.sum()
-        out.append((x + (patch * dx).sum() / s, y + (patch * dy).sum() / s))
-    return np.array(out)
+    patch = np.pad(heat, 1)[ys[:, None, None] + 1 + dy, xs[:, None, None] + 1 + dx]  # (peaks, 3, 3)
+    s = patch.sum(axis=(1, 2))
+    return np.stack([xs + (patch * dx).sum(axis=(1, 2)) / s, ys + (patch * dy).sum(axis=(1, 2)) / s], axis=1)
 
 
 def _regions(centres: np.ndarray, widths: np.ndarray, shape, pad: float) -> list[tuple[int, int, int, int]]:
@@ -146,7 +142,7 @@ def _turned_by_bands(photo: np.ndarray, tiles: list[Seen], cfg: FindConfig) -> l
     """
     if not tiles:
         return []
-    pts = np.stack([t.hexagon.to_photo(_BAND_RING) for t in tiles]).astype(np.float32)  # (tiles, ring, 2)
+    pts = hexagon.to_photo_all([t.hexagon for t in tiles], _BAND_RING).astype(np.float32)  # (tiles, ring, 2)
     h, w = photo.shape[:2]
     # of a tile the frame cuts, what is seen
     inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
@@ -194,8 +190,8 @@ def part_shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str, part
     best = np.zeros((len(hexes), len(parts)))
     if not hexes:
         return best
-    probes = np.stack([hx.to_photo(parts) for hx in hexes])  # (hexagons, parts, points, 2)
-    free = ~np.any([hx.contains(probes) for hx in apart], axis=0) if apart else True
+    probes = hexagon.to_photo_all(hexes, parts)  # (hexagons, parts, points, 2)
+    free = ~hexagon.inside_any(list(apart), probes)
     for m in maps:
         p = m.to_map(probes).astype(np.float32)
         h, w = m.face.shape

@@ -62,11 +62,6 @@ class Hexagon:
         """Unit-hexagon points (..., 2) in photo pixels."""
         return np.asarray(pts) @ self.m.T + np.array(self.centre)
 
-    def contains(self, pts: np.ndarray) -> np.ndarray:
-        """Whether each photo point (..., 2) lies inside the hexagon."""
-        unit = (np.asarray(pts) - np.array(self.centre)) @ np.linalg.inv(self.m).T
-        return (unit @ _MIDS.T).max(axis=-1) <= 0.75
-
     def corners(self) -> np.ndarray:
         """The six corners in the photo (corner i between edges i and i + 1)."""
         return self.to_photo(UNIT_CORNERS)
@@ -88,6 +83,30 @@ class Hexagon:
         return Hexagon(self.centre, _tuple(self.m @ rotation(math.radians(-60.0 * k))))
 
 
+def to_photo_all(hexes: list[Hexagon], pts: np.ndarray) -> np.ndarray:
+    """Unit-hexagon points (..., 2) in photo pixels in each of the hexagons: (hexagons, ..., 2)."""
+    pts = np.asarray(pts, dtype=np.float64)
+    if not hexes:
+        return np.zeros((0, *pts.shape))
+    matrices = np.stack([hx.m for hx in hexes])
+    centres = np.array([hx.centre for hx in hexes]).reshape((len(hexes),) + (1,) * (pts.ndim - 1) + (2,))
+    return np.einsum("hij,...j->h...i", matrices, pts) + centres
+
+
+def inside_any(hexes: list[Hexagon], pts: np.ndarray) -> np.ndarray:
+    """Whether each photo point (..., 2) lies inside any of the hexagons."""
+    pts = np.asarray(pts, dtype=np.float64)
+    if not hexes:
+        return np.zeros(pts.shape[:-1], bool)
+    flat = pts.reshape(-1, 2)
+    # a point's product with each edge midpoint in unit-hexagon terms, (p - c) M^-T mid, as one matrix product
+    normals = np.ascontiguousarray(np.einsum("kj,hji->ikh", _MIDS, np.linalg.inv(np.stack([hx.m for hx in hexes]))))
+    reach = flat @ normals.reshape(2, -1)  # (points, 6 midpoints x hexagons)
+    reach -= np.einsum("ikh,hi->kh", normals, np.array([hx.centre for hx in hexes])).reshape(-1)
+    inside = reach.reshape(len(flat), 6, len(hexes)).max(axis=1) <= 0.75
+    return inside.any(axis=1).reshape(pts.shape[:-1])
+
+
 def rotation(a: float) -> np.ndarray:
     """The 2x2 matrix turning image offsets by `a` radians (clockwise on the screen: y points down)."""
     c, s = math.cos(a), math.sin(a)
@@ -101,6 +120,11 @@ def _tuple(m: np.ndarray) -> tuple[tuple[float, float], tuple[float, float]]:
 def _wrap(a: np.ndarray) -> np.ndarray:
     """Angle (radians) from the nearest of six normals 60 degrees apart, in -30..30 degrees."""
     return (a + math.pi / 6) % (math.pi / 3) - math.pi / 6
+
+
+_COS_OFF = np.cos(_wrap(_ANGLES[None, :] - _TURNS[:, None]))
+"""(turns, angles): the cosine between each ray and the nearest edge normal of a hexagon at each turn (a ray meets
+its outline at the inradius over it)."""
 
 
 def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iterations: int = 2
@@ -135,10 +159,9 @@ def fit(boundary: np.ndarray, centres: np.ndarray, widths: np.ndarray, iteration
         ax = np.take_along_axis(xs, hit[..., None], axis=2)[..., 0]
         ay = np.take_along_axis(ys, hit[..., None], axis=2)[..., 0]
         w[(ax < _FRAME) | (ay < _FRAME) | (ax > bmap.shape[1] - 1 - _FRAME) | (ay > bmap.shape[0] - 1 - _FRAME)] = 0.0
-        cosw = np.cos(_wrap(_ANGLES[None, :] - _TURNS[:, None]))  # (turns, angles)
         wsum = np.maximum(w.sum(axis=1), 1e-9)
-        inr = np.einsum("na,ta->nt", w * r, cosw) / wsum[:, None]  # inradius for each turn
-        resid = np.einsum("na,nta->nt", w, np.abs(r[:, None, :] - inr[:, :, None] / cosw[None]))
+        inr = np.einsum("na,ta->nt", w * r, _COS_OFF) / wsum[:, None]  # inradius for each turn
+        resid = np.einsum("na,nta->nt", w, np.abs(r[:, None, :] - inr[:, :, None] / _COS_OFF[None]))
         turn = _TURNS[resid.argmin(axis=1)]
         normals = turn[:, None] + np.arange(6)[None, :] * (math.pi / 3)  # (n, 6)
         off = (_ANGLES[None, None, :] - normals[:, :, None] + math.pi) % (2 * math.pi) - math.pi

@@ -49,8 +49,10 @@ MODEL = "tiles.onnx"
 
 def blob(bgr: np.ndarray) -> np.ndarray:
     """The network input (1, 3, H, W) float32 for a BGR uint8 image: values centred on 0, spread about 2."""
-    x = bgr.astype(np.float32) * (4.0 / 255.0) - 2.0
-    return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+    x = np.empty((1, 3, *bgr.shape[:2]), np.float32)
+    np.multiply(bgr.transpose(2, 0, 1), np.float32(4.0 / 255.0), out=x[0], dtype=np.float32)
+    x -= np.float32(2.0)
+    return x
 
 
 def size_code(flats_px: float) -> float:
