@@ -44,7 +44,7 @@ def test_a_tile_cut_by_the_frame_is_not_read():
     board = legal_board(5, seed=2)
     image, truth = render(board, seed=2, size=(500, 400), tile_px=70.0, center=(480.0, 200.0))
     tiles = edges.read(image, true_tiles(truth), CONFIG.read)
-    inside = [edges.in_frame(t, image.shape, CONFIG.read.cut_margin) for t in tiles]
+    inside = list(edges.in_frame([t.hexagon for t in tiles], image.shape, CONFIG.read.cut_margin))
     assert not all(inside) and any(inside)
     assert [t.colours is not None for t in tiles] == inside
 

@@ -93,7 +93,7 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
         # apart from the board, a shape at the frame edge is said only when it looks wholly like tile face
         return share(maps, t.hexagon, "face") >= cfg.assemble.cut_face
 
-    in_view = c is not None and edges.in_frame(t, shape, cfg.read.cut_margin)
+    in_view = c is not None and c.cut and bool(edges.in_frame([t.hexagon], shape, cfg.read.cut_margin)[0])
     if c is None or (c.cut and not (r is not None and r.confidence >= CONFIDENT and t.covered <= cfg.read.hidden)
                      and not (in_view and c.back(cfg.read))):
         # a tile the frame cuts, or with fingers over some of its edges, is read only when what is in view decides
@@ -105,14 +105,13 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
         return
     glared = c.black > cfg.read.glare_black
     read = r is not None and r.confidence >= cfg.assemble.no_reading and c.bands >= cfg.read.face_up_bands
-    back = c.back(cfg.read)
     if on_board:
         if t.covered > cfg.read.hidden:
             reason = HIDDEN
         elif read:
             det.tiles.append(SeenTile(Placement(r.tile, t.cell[0], t.cell[1], r.rot), where, r.confidence, corners))
             return
-        elif back:
+        elif back := c.back(cfg.read):
             det.face_down.append(Unread(where, FACE_DOWN, corners_px=corners, cell=t.cell, back=back))
             return
         elif r is None and c.bands >= cfg.read.face_up_bands:
@@ -122,13 +121,13 @@ def _classify(det: Detection, t: Seen, board: list[Seen] | None, maps: list[Maps
         else:
             reason = GLARE if glared else NO_BANDS
         det.unreadable.append(Unread(where, reason, corners_px=corners, cell=t.cell))
-    elif back and not (read and r.confidence >= CONFIDENT):
+    elif not (read and r.confidence >= CONFIDENT) and (back := c.back(cfg.read)):
         # a coloured number in the middle and faint edges: a back, whatever tile its edges half fit
         det.face_down.append(Unread(where, FACE_DOWN_APART, corners_px=corners, back=back))
     elif read and r.confidence >= cfg.assemble.reads_as_tile and t.covered <= cfg.read.hidden:
         tile = r.tile if r.confidence >= CONFIDENT else None
         det.loose.append(Unread(where, LOOSE if tile else LOOSE_UNREAD, tile, corners))
-    elif not edges.in_frame(t, shape, 1.0) and wholly_face():
+    elif not edges.in_frame([t.hexagon], shape, 1.0)[0] and wholly_face():
         det.unreadable.append(Unread(where, CUT, corners_px=corners))
 
 
@@ -260,10 +259,11 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
     hexes = [hx for *_, hx in cells]
     # tile face where a tile was found is that tile's (one in a hand zone beside the cell), not one missed
     face, cover = shares(maps, hexes, "face", [t.hexagon for t in tiles]), shares(maps, hexes, "cover")
+    visible = edges.in_frame(hexes, frame, 1.0)
+    centres = np.array([t.centre for t in tiles])
     out, covered = [], {}
-    for (cell, guess, hx), face_share, cover_share in zip(cells, face, cover, strict=True):
-        there = [t for t in tiles if math.dist(guess[0], t.centre) < 0.5 * guess[1]]
-        in_view = edges.in_frame(Seen(hx, 0.0, 0.0), frame, 1.0)
+    for (cell, guess, hx), face_share, cover_share, in_view in zip(cells, face, cover, visible, strict=True):
+        there = [tiles[i] for i in np.flatnonzero(np.hypot(*(centres - guess[0]).T) < 0.5 * guess[1])]
         if not there and in_view:
             covered[cell] = float(cover_share)
         reason = None
@@ -283,7 +283,7 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
             # the board may go on beyond the photo's edge: what lies there is not seen (a cut tile if its face shows)
             reason = CUT if face_share >= cfg.grid.missing_face else EDGE
         elif face_share >= cfg.grid.missing_face:
-            reason = MISSED if edges.in_frame(Seen(hx, 0.0, 0.0), frame, cfg.read.cut_margin) else CUT
+            reason = MISSED if edges.in_frame([hx], frame, cfg.read.cut_margin)[0] else CUT
             if reason == MISSED and photo is not None:
                 # read beside the board's own tiles, so that its colours are judged as theirs are
                 seen = edges.read(photo, [*board, Seen(hx, 0.0, 0.0, cell=cell)], cfg.read)[-1]

@@ -16,9 +16,10 @@ import cv2
 import numpy as np
 
 from tantrix_pi.grid import SQRT3, edge_angle
-from tantrix_pi.vision import colour
+from tantrix_pi.vision import colour, hexagon
 from tantrix_pi.vision.config import ReadConfig
 from tantrix_pi.vision.find import part_shares
+from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon
 from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import Colours, Seen
 
@@ -63,11 +64,14 @@ def sample(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return out.reshape(-1, 3)[:n].reshape(pts.shape[:-1] + (3,)).astype(np.float32)
 
 
-def in_frame(t: Seen, shape, margin: float) -> bool:
-    """Whether the tile's hexagon, shrunk to `margin`, lies wholly inside the photo."""
-    c = np.array(t.centre) + margin * (t.hexagon.corners() - np.array(t.centre))
+def in_frame(hexes: Sequence[Hexagon], shape, margin: float) -> np.ndarray:
+    """Whether each hexagon, shrunk to `margin`, lies wholly inside the photo."""
+    if not hexes:
+        return np.zeros(0, bool)
+    centres = np.array([hx.centre for hx in hexes])[:, None]
+    c = centres + margin * (hexagon.to_photo_all(hexes, UNIT_CORNERS) - centres)
     h, w = shape[:2]
-    return bool((c[:, 0] >= 0).all() and (c[:, 0] <= w - 1).all() and (c[:, 1] >= 0).all() and (c[:, 1] <= h - 1).all())
+    return ((c[..., 0] >= 0) & (c[..., 0] <= w - 1) & (c[..., 1] >= 0) & (c[..., 1] <= h - 1)).all(axis=1)
 
 
 def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig, maps: Sequence[Maps] = ()) -> list[Seen]:
@@ -83,7 +87,7 @@ def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig, maps: Sequence[M
     # an edge is seen when most of its window is (the most colourful samples make its reading; outside, black)
     inside = ((edge_pts[..., 0] >= 0) & (edge_pts[..., 0] <= w - 1) & (edge_pts[..., 1] >= 0)
               & (edge_pts[..., 1] <= h - 1)).mean(axis=-1) >= 0.5
-    whole = np.array([in_frame(t, photo.shape, cfg.cut_margin) for t in tiles])
+    whole = in_frame([t.hexagon for t in tiles], photo.shape, cfg.cut_margin)
     seen = inside | whole[:, None]
     if maps:
         seen &= part_shares(maps, [t.hexagon for t in tiles], "cover", win) < cfg.edge_covered
