@@ -16,10 +16,10 @@ import cv2
 import numpy as np
 
 from tantrix_pi.grid import SQRT3, edge_angle
-from tantrix_pi.vision import colour, hexagon
+from tantrix_pi.vision import colour
 from tantrix_pi.vision.config import ReadConfig
 from tantrix_pi.vision.find import part_shares
-from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon
+from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon, to_photo_all
 from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import Colours, Seen
 
@@ -69,7 +69,7 @@ def in_frame(hexes: Sequence[Hexagon], shape, margin: float) -> np.ndarray:
     if not hexes:
         return np.zeros(0, bool)
     centres = np.array([hx.centre for hx in hexes])[:, None]
-    c = centres + margin * (hexagon.to_photo_all(hexes, UNIT_CORNERS) - centres)
+    c = centres + margin * (to_photo_all(hexes, UNIT_CORNERS) - centres)
     h, w = shape[:2]
     return ((c[..., 0] >= 0) & (c[..., 0] <= w - 1) & (c[..., 1] >= 0) & (c[..., 1] <= h - 1)).all(axis=1)
 
@@ -83,7 +83,7 @@ def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig, maps: Sequence[M
         return tiles
     win = edge_windows(cfg)
     h, w = photo.shape[:2]
-    edge_pts = np.array([t.hexagon.to_photo(win) for t in tiles])
+    edge_pts = to_photo_all([t.hexagon for t in tiles], win)
     # an edge is seen when most of its window is (the most colourful samples make its reading; outside, black)
     inside = ((edge_pts[..., 0] >= 0) & (edge_pts[..., 0] <= w - 1) & (edge_pts[..., 1] >= 0)
               & (edge_pts[..., 1] <= h - 1)).mean(axis=-1) >= 0.5
@@ -94,7 +94,7 @@ def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig, maps: Sequence[M
     idx = [i for i in range(len(tiles)) if whole[i] or seen[i].sum() >= cfg.face_up_bands]
     if not idx:
         return tiles
-    face_pts = np.array([tiles[i].hexagon.to_photo(FACE_RING) for i in idx])
+    face_pts = to_photo_all([tiles[i].hexagon for i in idx], FACE_RING)
     windows, faces = sample(photo, edge_pts[idx]), sample(photo, face_pts)
     seen = seen[idx]
     # the tiles wholly in view set the white balance and the typical band; a cut tile's face runs out of the photo
