@@ -37,9 +37,9 @@ from torch import nn
 from tantrix_pi.vision.training.train import (
     BATCH,
     MANIFEST_KEY,
-    _earlier_run,
     _sha256,
     batch,
+    earlier_stage,
     imitation,
     learn,
     load,
@@ -180,7 +180,7 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
     saved, when given: a longer run in stages) and export it to `out`."""
     torch.manual_seed(seed)
     graph = onnx.load(str(source))
-    earlier = _earlier_run(init) if init is not None else None
+    earlier = earlier_stage(init) if init is not None else None
     images, masks, maps, seen = load(shards)
     log(f"{len(images)} crops from {len(shards)} shards")
     g = torch.Generator().manual_seed(seed + 1)
@@ -208,8 +208,7 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
         "format": "tantrix-pi-training-manifest/1", "torch": torch.__version__, "seed": seed, "lr": lr,
         "steps": steps, "batch": BATCH, "minutes": round((time.time() - start) / 60, 1),
         "int8_from": model_record(source),
-        "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init),
-                                           "manifest": earlier},
+        "init": earlier,
         "ceiling_quantile": None if init is not None else quantile,
         "ceilings": [round(float(c), 4) for c in net.ceilings],
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))

@@ -60,14 +60,14 @@ def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[di
     return (*(np.concatenate([d[k] for d in parts]) for k in ("image", "masks", "maps")), shards)
 
 
-def _earlier_run(init: Path) -> dict:
-    """The manifest of the run that saved the weights `init` (its OUT.manifest.json, beside them), so that a model
-    trained in stages records every picture each stage saw. ValueError when there is none."""
+def earlier_stage(init: Path) -> dict:
+    """The record (`model_record`) of the weights `init` a run starts from, with the manifest of the run that saved
+    them, so that a model trained in stages records every picture each stage saw. ValueError when there is none."""
     written = Path(init).with_suffix(".manifest.json")
     if not written.is_file():
         raise ValueError(f"{init}: no {written.name} beside it, so what those weights saw is not known; "
                          "start from weights a run of this module saved")
-    return json.loads(written.read_text())
+    return model_record(init)
 
 
 def _sha256(path: Path) -> str:
@@ -166,7 +166,7 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
     """Train for `steps` batches (from the weights `init` when given: a longer run in stages; imitating the model
     `teacher` too when given), export to `out`."""
     torch.manual_seed(seed)
-    earlier = _earlier_run(init) if init is not None else None
+    earlier = earlier_stage(init) if init is not None else None
     mentor = _teacher(teacher, torch.get_num_threads()) if teacher is not None else None
     images, masks, maps, seen = load(shards)
     log(f"{len(images)} crops from {len(shards)} shards")
@@ -193,8 +193,7 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
     written.write_text(json.dumps({
         "format": "tantrix-pi-training-manifest/1", "torch": torch.__version__, "seed": seed, "lr": lr,
         "steps": steps, "batch": BATCH, "minutes": round((time.time() - start) / 60, 1),
-        "init": None if init is None else {"file": str(Path(init).resolve()), "sha256": _sha256(init),
-                                           "manifest": earlier},
+        "init": earlier,
         "teacher": None if teacher is None else model_record(teacher),
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
     export(net, out, {MANIFEST_KEY: _sha256(written)})
