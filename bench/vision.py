@@ -301,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
             stages[stage_name].append(seconds)
         if args.each:
             print(f"{name} [{group}] {s.turn}/{s.tiles} right, {s.cell} cells, {s.extra} extra, "
-                  f"{s.unreadable} unreadable, {len(s.confident_wrong)} confident wrong, "
+                  f"{s.unreadable} unreadable ({s.excused} excused), {len(s.confident_wrong)} confident wrong, "
+                  f"board {'exact' if s.exact else 'exact with glare excused' if s.fairly_exact else 'not exact'}, "
                   f"{elapsed:.2f} s", flush=True)
         wrong += [f"{name}: {w}" for w in s.confident_wrong]
 
