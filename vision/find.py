@@ -129,6 +129,8 @@ _BAND_RING = np.array([(0.9 * math.sqrt(3) / 2 * math.cos(a), 0.9 * math.sqrt(3)
 """A ring just inside the edges: exactly one band crosses it at each edge's midpoint, the black between."""
 _BAND_ANGLES = np.arctan2(_BAND_RING[:, 1], _BAND_RING[:, 0])
 """Where on the ring each point lies, in the hexagon's own frame (a tilted camera squashes the photo's angles)."""
+_BAND_TURNS = np.exp(6j * _BAND_ANGLES)
+"""Each ring point's angle six times over: a tile's six bands, 60 degrees apart, add up along it."""
 
 
 def _turned_by_bands(photo: np.ndarray, tiles: list[Seen], cfg: FindConfig) -> list[Seen]:
@@ -149,18 +151,22 @@ def _turned_by_bands(photo: np.ndarray, tiles: list[Seen], cfg: FindConfig) -> l
     bgr = cv2.remap(photo, pts[..., 0].copy(), pts[..., 1].copy(), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
     chroma = bgr.max(axis=2) - bgr.min(axis=2)
-    return [_turned(t, chroma[i][inside[i]], _BAND_ANGLES[inside[i]], cfg) for i, t in enumerate(tiles)]
+    seen = inside.sum(axis=1)
+    middle = np.median(chroma, axis=1)
+    for i in np.flatnonzero((seen < len(_BAND_RING)) & (seen > 0)):
+        middle[i] = np.median(chroma[i][inside[i]])
+    lift = np.clip(chroma - middle[:, None], 0, None) * inside
+    total = lift.sum(axis=1)
+    z = (lift * _BAND_TURNS).sum(axis=1)
+    return [_turned(t, n, s, zz, cfg) for t, n, s, zz in zip(tiles, seen, total, z, strict=True)]
 
 
-def _turned(t: Seen, chroma: np.ndarray, angle: np.ndarray, cfg: FindConfig) -> Seen:
-    """`_turned_by_bands` of one tile, from the chroma at the points of its ring in the photo and their angles."""
-    if len(chroma) < len(_BAND_RING) // 2:
+def _turned(t: Seen, seen: int, total: float, z: complex, cfg: FindConfig) -> Seen:
+    """`_turned_by_bands` of one tile, from how many points of its ring lie in the photo, the chroma they lift
+    above its median, and that lift summed along the ring six times round (`z`)."""
+    if seen < len(_BAND_RING) // 2 or total <= 0:
         return replace(t, sixfold=0.0)
-    lift = np.clip(chroma - np.median(chroma), 0, None)
-    if lift.sum() <= 0:
-        return replace(t, sixfold=0.0)
-    z = (lift * np.exp(6j * angle)).sum()
-    clarity = float(abs(z) / lift.sum())
+    clarity = float(abs(z) / total)
     t = replace(t, sixfold=clarity)
     if clarity < cfg.band_turn_clarity:
         return t
@@ -207,8 +213,13 @@ def part_shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str, part
 
 def _distinct(found: list[Seen]) -> list[Seen]:
     """One tile per place: where two passes saw the same tile, the one seen more clearly stays."""
-    keep: list[Seen] = []
-    for s in sorted(found, key=lambda s: -s.score):
-        if all(math.dist(s.centre, k.centre) > 0.5 * min(s.hexagon.width, k.hexagon.width) for k in keep):
-            keep.append(s)
-    return keep
+    order = sorted(found, key=lambda s: -s.score)
+    if not order:
+        return []
+    centres = np.array([s.centre for s in order])
+    widths = np.array([s.hexagon.width for s in order])
+    same = np.hypot(*(centres[:, None] - centres[None]).transpose(2, 0, 1)) <= 0.5 * np.minimum.outer(widths, widths)
+    kept = np.zeros(len(order), bool)
+    for i in range(len(order)):
+        kept[i] = not (same[i, :i] & kept[:i]).any()
+    return [s for s, k in zip(order, kept, strict=True) if k]
