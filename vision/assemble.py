@@ -251,8 +251,7 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
     shape = np.mean([t.hexagon.m for t in board], axis=0)
     ratio = layout.spacing(board)
     cells = []
-    for cell in sorted(empty):
-        guess = layout.expected(board, cell, ratio)
+    for cell, guess in zip(sorted(empty), layout.expected_all(board, sorted(empty), ratio), strict=True):
         if guess is not None:
             hx = Hexagon.of(guess[0], shape * (guess[1] / (math.sqrt(3) * math.sqrt(abs(np.linalg.det(shape))))))
             cells.append((cell, guess, hx))

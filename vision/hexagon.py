@@ -93,6 +93,12 @@ def to_photo_all(hexes: list[Hexagon], pts: np.ndarray) -> np.ndarray:
     return np.einsum("hij,...j->h...i", matrices, pts) + centres
 
 
+def to_photo_each(hexes: list[Hexagon], pts: np.ndarray) -> np.ndarray:
+    """Unit-hexagon point i (N x 2) in photo pixels in hexagon i."""
+    matrices = np.stack([hx.m for hx in hexes])
+    return np.einsum("nij,nj->ni", matrices, np.asarray(pts, dtype=np.float64)) + np.array([hx.centre for hx in hexes])
+
+
 def inside_any(hexes: list[Hexagon], pts: np.ndarray) -> np.ndarray:
     """Whether each photo point (..., 2) lies inside any of the hexagons."""
     pts = np.asarray(pts, dtype=np.float64)

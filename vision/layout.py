@@ -19,7 +19,7 @@ import numpy as np
 
 from tantrix_pi.grid import SQRT3, Cell, cells_at, centres, distance, neighbour, opposite, turn
 from tantrix_pi.vision.config import GridConfig
-from tantrix_pi.vision.hexagon import Hexagon, rotation
+from tantrix_pi.vision.hexagon import Hexagon, rotation, to_photo_each
 from tantrix_pi.vision.seen import Seen
 
 
@@ -227,18 +227,27 @@ def expected(group: list[Seen], cell: Cell, ratio: float | None = None) -> tuple
     """Where (photo pixels) the centre of `cell` of a group lies, from its neighbours in that group, and the
     group's local width there; None when no neighbour is placed. `ratio`: the group's `spacing` (computed
     when not given)."""
+    return expected_all(group, [cell], ratio)[0]
+
+
+def expected_all(group: list[Seen], cells: list[Cell], ratio: float | None = None
+                 ) -> list[tuple[np.ndarray, float] | None]:
+    """`expected` of each of the `cells`."""
     by_cell = {t.cell: t for t in group}
     ratio = spacing(group) if ratio is None else ratio
-    guesses, widths = [], []
-    for d in range(6):
-        t = by_cell.get(neighbour(cell, opposite(d)))
-        if t is None:
-            continue
-        guesses.append(t.hexagon.to_photo(_STEPS[d] * ratio))
-        widths.append(t.hexagon.width)
-    if not guesses:
-        return None
-    return np.mean(guesses, axis=0), float(np.mean(widths))
+    # each cell's placed neighbours, in the order of the directions from them to the cell
+    steps = [[(by_cell[n], d) for d in range(6) if (n := neighbour(cell, opposite(d))) in by_cell] for cell in cells]
+    pairs = [p for s in steps for p in s]
+    if not pairs:
+        return [None] * len(cells)
+    guesses = to_photo_each([t.hexagon for t, _ in pairs], _STEPS[[d for _, d in pairs]] * ratio)
+    widths = [t.hexagon.width for t, _ in pairs]
+    out, i = [], 0
+    for s in steps:
+        k = len(s)
+        out.append((np.mean(guesses[i:i + k], axis=0), float(np.mean(widths[i:i + k]))) if k else None)
+        i += k
+    return out
 
 
 def spacing(group: list[Seen]) -> float:
