@@ -247,11 +247,11 @@ def _missed_cells(board: list[Seen], tiles: list[Seen], maps: list[Maps], frame,
     if not board or not maps:
         return [], {}
     taken = {t.cell for t in board}
-    empty = {neighbour(t.cell, d) for t in board for d in range(6)} - taken
+    empty = sorted({neighbour(t.cell, d) for t in board for d in range(6)} - taken)
     shape = np.mean([t.hexagon.m for t in board], axis=0)
     ratio = layout.spacing(board)
     cells = []
-    for cell, guess in zip(sorted(empty), layout.expected_all(board, sorted(empty), ratio), strict=True):
+    for cell, guess in zip(empty, layout.expected_all(board, empty, ratio), strict=True):
         if guess is not None:
             hx = Hexagon.of(guess[0], shape * (guess[1] / (math.sqrt(3) * math.sqrt(abs(np.linalg.det(shape))))))
             cells.append((cell, guess, hx))
