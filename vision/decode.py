@@ -89,13 +89,16 @@ def decode(log_probs: np.ndarray, cfg: DecodeConfig = CONFIG.decode, held: froze
     rows, cols = _assign(np.where(free[None, :], per_number, -1e9))
     out: list[Reading | None] = [None] * len(s)
     flat = s.reshape(len(s), -1)
-    for i, n in zip(rows, cols, strict=True):
+    picked = cols * 6 + best_turn[rows, cols]
+    chosen_all = flat[rows, picked]
+    others = flat[rows]
+    others[np.arange(len(rows)), picked] = -np.inf
+    runner_up = others.max(axis=1)  # the best (tile, turn) but the one chosen
+    for i, n, chosen, second in zip(rows, cols, chosen_all, runner_up, strict=True):
         if not free[n]:
             continue
         k = int(best_turn[i, n])
-        chosen = flat[i, n * 6 + k]
-        others = np.delete(flat[i], n * 6 + k)
-        margin = float(chosen - others.max())
+        margin = float(chosen - second)
         colours = "".join(COLOURS[c] for c in CODES[n, k])
         out[i] = Reading(ALL_NUMBERS[n], k, confidence(margin, float(chosen), cfg), float(chosen), colours,
                          np.asarray(log_probs)[i])
