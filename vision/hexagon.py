@@ -71,7 +71,7 @@ class Hexagon:
         """Mean width across flats, in photo pixels."""
         return float(SQRT3 * math.sqrt(abs(np.linalg.det(self.m))))
 
-    @property
+    @cached_property
     def angle(self) -> float:
         """Image angle (degrees) of the normal of edge 1 (E)."""
         v = self.m @ np.array([1.0, 0.0])
