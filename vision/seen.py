@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,17 +40,17 @@ class Colours:
     """Which edges the photo shows (6 bools): of a tile the frame cuts, those whose windows lie in the photo (the
     others read as colourless); None: all."""
 
-    @property
+    @cached_property
     def cut(self) -> bool:
         """Whether the frame hides some of the tile's edges."""
         return self.seen is not None and not bool(np.all(self.seen))
 
-    @property
+    @cached_property
     def coloured(self) -> np.ndarray:
         """How much each edge's reading counts (0..1): a colourless edge says nothing."""
         return np.clip(self.chroma, 0.0, 1.0)
 
-    @property
+    @cached_property
     def bands(self) -> int:
         """Edges that clearly show a band."""
         return int((self.coloured > 0.5).sum())
