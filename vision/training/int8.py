@@ -37,7 +37,6 @@ from torch import nn
 from tantrix_pi.vision.training.train import (
     BATCH,
     MANIFEST_KEY,
-    _sha256,
     batch,
     earlier_stage,
     imitation,
@@ -45,6 +44,7 @@ from tantrix_pi.vision.training.train import (
     load,
     losses,
     model_record,
+    sha256_of,
 )
 
 CEILING_QUANTILE = 0.9999
@@ -213,7 +213,7 @@ def train(source: Path, shards: list[Path], out: Path, steps: int, seed: int, lr
         "ceilings": [round(float(c), 4) for c in net.ceilings],
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
     torch.save(net.state_dict(), out.with_suffix(".pt"))
-    export(net, graph, out, [c[:1].numpy() for c in calibration[:2]], {MANIFEST_KEY: _sha256(written)})
+    export(net, graph, out, [c[:1].numpy() for c in calibration[:2]], {MANIFEST_KEY: sha256_of(written)})
     log(f"{steps} steps; saved {out} and {written.name}")
 
 

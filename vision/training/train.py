@@ -55,7 +55,7 @@ def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[di
                 raise ValueError(f"{path}: the shard records no pictures; write it again with "
                                  "tantrix_pi.vision.training.shards")
             parts.append({k: d[k] for k in ("image", "masks", "maps")})
-            shards.append({"file": str(Path(path).resolve()), "sha256": _sha256(path),
+            shards.append({"file": str(Path(path).resolve()), "sha256": sha256_of(path),
                            "crops": len(parts[-1]["image"]), "pictures": json.loads(str(d["pictures"]))})
     return (*(np.concatenate([d[k] for d in parts]) for k in ("image", "masks", "maps")), shards)
 
@@ -70,7 +70,7 @@ def earlier_stage(init: Path) -> dict:
     return model_record(init)
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
@@ -157,7 +157,7 @@ def _teacher(path: Path, threads: int) -> onnxruntime.InferenceSession:
 def model_record(path: Path) -> dict:
     """A model file's path, sha256 and training manifest (None for a model trained before manifests were kept)."""
     written = Path(path).with_suffix(".manifest.json")
-    return {"file": str(Path(path).resolve()), "sha256": _sha256(path),
+    return {"file": str(Path(path).resolve()), "sha256": sha256_of(path),
             "manifest": json.loads(written.read_text()) if written.is_file() else None}
 
 
@@ -196,7 +196,7 @@ def train(shards: list[Path], out: Path, steps: int, seed: int = 0, init: Path |
         "init": earlier,
         "teacher": None if teacher is None else model_record(teacher),
         "pictures": sum(len(e["pictures"]) for e in seen), "shards": seen}, indent=1))
-    export(net, out, {MANIFEST_KEY: _sha256(written)})
+    export(net, out, {MANIFEST_KEY: sha256_of(written)})
     log(f"{steps} steps; saved {out} and {written.name}")
     return net
 
