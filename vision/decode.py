@@ -2,8 +2,8 @@
 
 Every tile shows each of its three colours on two edges, and no two (tile, turn) pairs show the same six
 colours, so six soft colour readings pick one of 56 x 6 codewords. Tiles of one photo are distinct, so
-numbers are given by a global assignment (scipy's linear_sum_assignment, when two tiles' best numbers collide) rather
-than tile by tile.
+numbers are given by a global assignment (`assignment.best_assignment`, when two tiles' best numbers collide)
+rather than tile by tile.
 """
 
 from __future__ import annotations
@@ -15,20 +15,10 @@ import numpy as np
 
 from tantrix_pi.tiles import ALL_NUMBERS, COLOURS, TILES
 from tantrix_pi.vision import colour
+from tantrix_pi.vision.assignment import best_assignment
 from tantrix_pi.vision.config import CONFIG, DecodeConfig, ReadConfig
 from tantrix_pi.vision.detection import CONFIDENT
 from tantrix_pi.vision.seen import Seen
-
-
-def _assign(gain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows and columns of the assignment with the largest total `gain`, each row its own column."""
-    best = gain.argmax(axis=1)
-    if len(np.unique(best)) == len(best):
-        return np.arange(len(best)), best  # every row's best column is its own: nothing to trade
-    # scipy.optimize takes some 47 MB of a referee's memory: loaded only when two rows want one column
-    from scipy.optimize import linear_sum_assignment
-
-    return linear_sum_assignment(-gain)
 
 
 def _codewords() -> np.ndarray:
@@ -86,7 +76,7 @@ def decode(log_probs: np.ndarray, cfg: DecodeConfig = CONFIG.decode, held: froze
     s = np.where(free[None, :, None], s, -np.inf)
     best_turn = s.argmax(axis=2)
     per_number = s.max(axis=2)
-    rows, cols = _assign(np.where(free[None, :], per_number, -1e9))
+    rows, cols = best_assignment(np.where(free[None, :], per_number, -1e9))
     out: list[Reading | None] = [None] * len(s)
     flat = s.reshape(len(s), -1)
     picked = cols * 6 + best_turn[rows, cols]
