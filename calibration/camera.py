@@ -80,7 +80,7 @@ def _pct(share: float) -> str:
 
 
 @dataclass
-class View:
+class CharucoView:
     """The board's corners seen in one image."""
 
     name: str
@@ -107,7 +107,7 @@ class Result:
     dist: np.ndarray
     rms: float
     image_size: tuple[int, int]
-    views: list[View]
+    views: list[CharucoView]
     rejected: list[Rejected] = field(default_factory=list)
     coverage: Coverage | None = None
     uncertainty: Uncertainty | None = None
@@ -171,7 +171,7 @@ class Coverage:
             tilted=self.tilted, views=len(self.poses), degrees=TILT_MIN_DEG, needed=self.needed)
 
 
-def poses(views: list[View], image_size: tuple[int, int], matrix: np.ndarray | None = None,
+def poses(views: list[CharucoView], image_size: tuple[int, int], matrix: np.ndarray | None = None,
           dist: np.ndarray | None = None) -> list[Pose]:
     """Each view's pose through the lens `matrix` (default: a nominal lens, focal length the image's width)."""
     w, h = image_size
@@ -188,7 +188,7 @@ def poses(views: list[View], image_size: tuple[int, int], matrix: np.ndarray | N
     return out
 
 
-def coverage(views: list[View], image_size: tuple[int, int], matrix: np.ndarray | None = None,
+def coverage(views: list[CharucoView], image_size: tuple[int, int], matrix: np.ndarray | None = None,
              dist: np.ndarray | None = None) -> Coverage:
     """Can these views constrain the lens: are enough of them tilted?"""
     ps = poses(views, image_size, matrix, dist)
@@ -201,7 +201,8 @@ def min_corners(spec: BoardSpec) -> int:
     return max(6, spec.corners // 3)
 
 
-def collect(images: Iterable[tuple[str, np.ndarray]], spec: BoardSpec) -> tuple[list[View], list[Rejected], tuple]:
+def collect(images: Iterable[tuple[str, np.ndarray]], spec: BoardSpec
+            ) -> tuple[list[CharucoView], list[Rejected], tuple]:
     """Find the board in each (name, image); views with too few corners, or all in a line, are rejected."""
     views, rejected, sizes = [], [], {}
     need = min_corners(spec)
@@ -220,7 +221,7 @@ def collect(images: Iterable[tuple[str, np.ndarray]], spec: BoardSpec) -> tuple[
             rejected.append(Rejected(name, ngettext("the {n} corner found lies on one line",
                                                     "the {n} corners found lie on one line", n).format(n=n)))
         else:
-            views.append(View(name, found.image_points, found.object_points, found.ids))
+            views.append(CharucoView(name, found.image_points, found.object_points, found.ids))
     if len(sizes) > 1:
         listed = ", ".join(f"{w}x{h} ({n})" for (w, h), n in sizes.items())
         raise CalibrationError(_("images of different sizes: {sizes}: take every view at the resolution the "
@@ -229,7 +230,7 @@ def collect(images: Iterable[tuple[str, np.ndarray]], spec: BoardSpec) -> tuple[
     return views, rejected, size
 
 
-def calibrate(views: list[View], image_size: tuple[int, int], rejected: list[Rejected] | None = None,
+def calibrate(views: list[CharucoView], image_size: tuple[int, int], rejected: list[Rejected] | None = None,
               fix_k3: bool = True) -> Result:
     """calibrateCamera on the views; refuses below MIN_VIEWS usable views, and (`Uncertain`) views that leave
     fx or fy uncertain by more than FOCAL_UNCERTAINTY or cx or cy by more than CENTRE_UNCERTAINTY; drops
@@ -279,7 +280,7 @@ def _intrinsics(k: np.ndarray) -> tuple[float, float, float, float]:
     return float(k[0, 0]), float(k[1, 1]), float(k[0, 2]), float(k[1, 2])
 
 
-def _enough(views: list[View], rejected: list[Rejected]) -> None:
+def _enough(views: list[CharucoView], rejected: list[Rejected]) -> None:
     if len(views) >= MIN_VIEWS:
         return
     n = len(views)
@@ -297,7 +298,7 @@ def _enough(views: list[View], rejected: list[Rejected]) -> None:
     raise CalibrationError(message.format(n=n, need=MIN_VIEWS, why=why))
 
 
-def _solve(views: list[View], image_size: tuple[int, int], flags: int) -> Result:
+def _solve(views: list[CharucoView], image_size: tuple[int, int], flags: int) -> Result:
     obj = [v.object_points.astype(np.float32) for v in views]
     img = [v.image_points.astype(np.float32) for v in views]
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-9)
@@ -311,5 +312,5 @@ def _solve(views: list[View], image_size: tuple[int, int], flags: int) -> Result
     for v, o, i, r, t in zip(views, obj, img, rvecs, tvecs, strict=True):
         projected, _jacobian = cv2.projectPoints(o, r, t, k, d)
         err = float(np.sqrt(np.mean(np.sum((projected.reshape(-1, 2) - i) ** 2, axis=1))))
-        solved.append(View(v.name, v.image_points, v.object_points, v.ids, err))
+        solved.append(CharucoView(v.name, v.image_points, v.object_points, v.ids, err))
     return Result(k, d.ravel()[:5], float(rms), image_size, solved, std=np.nan_to_num(std.ravel(), nan=np.inf))

@@ -24,7 +24,7 @@ SUSPECT_DICTIONARIES = ("DICT_4X4_50", "DICT_5X5_100", "DICT_6X6_250", "DICT_7X7
 """Dictionaries tried when the expected one finds nothing, to tell the user which board they hold."""
 
 
-class BoardError(TantrixError):
+class CharucoError(TantrixError):
     """A board description that cannot be, or a photo in which the board cannot be found."""
 
 
@@ -33,7 +33,7 @@ def dictionary(name: str) -> cv2.aruco.Dictionary:
     code = getattr(cv2.aruco, name, None) if name.startswith("DICT_") else None
     if not isinstance(code, int):
         known = ", ".join(n for n in dir(cv2.aruco) if n.startswith("DICT_") and n == n.upper())
-        raise BoardError(_("unknown ArUco dictionary {name!r}: use one of {known}").format(name=name, known=known))
+        raise CharucoError(_("unknown ArUco dictionary {name!r}: use one of {known}").format(name=name, known=known))
     return cv2.aruco.getPredefinedDictionary(code)
 
 
@@ -50,14 +50,14 @@ class BoardSpec:
 
     def __post_init__(self) -> None:
         if self.squares_x < 3 or self.squares_y < 3:
-            raise BoardError(_("a ChArUco board needs at least 3x3 squares, not {x}x{y}").format(
+            raise CharucoError(_("a ChArUco board needs at least 3x3 squares, not {x}x{y}").format(
                 x=self.squares_x, y=self.squares_y))
         if not 0 < self.marker_mm < self.square_mm:
-            raise BoardError(_("markers ({marker} mm) must be smaller than squares ({square} mm)").format(
+            raise CharucoError(_("markers ({marker} mm) must be smaller than squares ({square} mm)").format(
                 marker=self.marker_mm, square=self.square_mm))
         size = dictionary(self.dictionary).bytesList.shape[0]
         if self.markers > size:
-            raise BoardError(_("{x}x{y} squares need {markers} markers, {dictionary} has only {size}").format(
+            raise CharucoError(_("{x}x{y} squares need {markers} markers, {dictionary} has only {size}").format(
                 x=self.squares_x, y=self.squares_y, markers=self.markers, dictionary=self.dictionary, size=size))
 
     @property
@@ -93,7 +93,7 @@ class BoardSpec:
         """From command-line values: squares as '7x5'."""
         m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", squares)
         if not m:
-            raise BoardError(_("--squares {squares!r}: expected COLUMNSxROWS, e.g. 7x5").format(squares=squares))
+            raise CharucoError(_("--squares {squares!r}: expected COLUMNSxROWS, e.g. 7x5").format(squares=squares))
         return cls(int(m[1]), int(m[2]), float(square_mm), float(marker_mm), dictionary_name)
 
     @classmethod
@@ -102,17 +102,17 @@ class BoardSpec:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise BoardError(_("no board file {path}: make one with `tantrix-pi calibrate board --out`").format(
+            raise CharucoError(_("no board file {path}: make one with `tantrix-pi calibrate board --out`").format(
                 path=path)) from None
         except (OSError, UnicodeDecodeError) as e:
-            raise BoardError(_("cannot read board file {path}: {error}").format(path=path, error=e)) from None
+            raise CharucoError(_("cannot read board file {path}: {error}").format(path=path, error=e)) from None
         try:
-            data = parse_json(text, BoardError)
-        except BoardError as e:
-            raise BoardError(_("cannot read board file {path}: {error}").format(path=path, error=e)) from None
+            data = parse_json(text, CharucoError)
+        except CharucoError as e:
+            raise CharucoError(_("cannot read board file {path}: {error}").format(path=path, error=e)) from None
         data = data.get("charuco", data) if isinstance(data, dict) else data
         if not isinstance(data, dict):
-            raise BoardError(_("board file {path}: expected a JSON object").format(path=path))
+            raise CharucoError(_("board file {path}: expected a JSON object").format(path=path))
         kinds = {"squares_x": int, "squares_y": int, "square_mm": float, "marker_mm": float, "dictionary": str}
         wrong = {int: N_("board file {path}: field {key!r} is missing or not a whole number"),
                  float: N_("board file {path}: field {key!r} is missing or not a number"),
@@ -122,7 +122,7 @@ class BoardSpec:
             v = data.get(key)
             ok = isinstance(v, str) if kind is str else isinstance(v, int | float) and not isinstance(v, bool)
             if not ok:
-                raise BoardError(_(wrong[kind]).format(path=path, key=key))
+                raise CharucoError(_(wrong[kind]).format(path=path, key=key))
             values[key] = kind(v)
         return cls(**values, legacy_pattern=bool(data.get("legacy_pattern", False)))
 
@@ -199,7 +199,7 @@ class Sheet:
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix not in (".pdf", ".png"):
-            raise BoardError(_("{path}: the sheet can be written as .pdf or .png").format(path=path))
+            raise CharucoError(_("{path}: the sheet can be written as .pdf or .png").format(path=path))
         page = Image.fromarray(self.image)
         if suffix == ".pdf":
             page.save(path, "PDF", resolution=self.dpi)
@@ -215,13 +215,13 @@ class Sheet:
 def sheet(spec: BoardSpec, paper: str = "a4", dpi: float = 300.0) -> Sheet:
     """The board centred on a landscape page at exact scale, its parameters printed under it."""
     if paper not in PAPERS_MM:
-        raise BoardError(_("unknown paper {paper!r}: use one of {papers}").format(paper=paper,
+        raise CharucoError(_("unknown paper {paper!r}: use one of {papers}").format(paper=paper,
                                                                                    papers=listing(PAPERS_MM)))
     paper_w, paper_h = PAPERS_MM[paper]
     board_w, board_h = spec.size_mm
     margin = 10.0
     if board_w > paper_w - 2 * margin or board_h > paper_h - 2 * margin - 12:
-        raise BoardError(_("a {width:g} x {height:g} mm board does not fit on {paper} with its caption: use smaller "
+        raise CharucoError(_("a {width:g} x {height:g} mm board does not fit on {paper} with its caption: use smaller "
                            "squares (--square-mm)").format(width=board_w, height=board_h, paper=paper))
     # A whole number of pixels per square, and the resolution that makes that exactly square_mm.
     px_per_square = round(spec.square_mm / MM_PER_INCH * dpi)

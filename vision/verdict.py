@@ -35,7 +35,7 @@ class Unsure(TantrixError):
 
 
 @dataclass
-class Verdict:
+class Answer:
     """What `check` / `score` answer: the `--json` object, the text lines, what the overlay draws."""
 
     answer: dict
@@ -77,24 +77,24 @@ def foreign_backs(det, goal) -> list[str]:
             if u.cell is not None and u.back is not None and u.back not in backs]  # a cell: on the board's grid
 
 
-def check(det, goal, name: str) -> Verdict:
+def check(det, goal, name: str) -> Answer:
     """Is the puzzle `goal` (a `puzzles.Puzzle`) solved by the board the detector read in photo `name`? A
     face-down tile on the board whose back is none of the puzzle's says no at once; any other doubt, no verdict."""
     foreign = foreign_backs(det, goal) if det.tiles else []
     if foreign:
         head = _("{puzzle}: not solved").format(puzzle=goal.title)
         answer = {"puzzle": goal.name, "solved": False, "reasons": foreign, "detection": det.to_dict()}
-        return Verdict(answer, [head, *(f"  {r}" for r in foreign)], EXIT_NO, [head, *foreign])
+        return Answer(answer, [head, *(f"  {r}" for r in foreign)], EXIT_NO, [head, *foreign])
     judgeable(det, name)
     verdict = goal.check(det.board)
     head = (_("{puzzle}: solved") if verdict.solved else _("{puzzle}: not solved")).format(puzzle=goal.title)
     answer = {"puzzle": goal.name, "solved": verdict.solved, "reasons": list(verdict.reasons),
               "detection": det.to_dict()}
-    return Verdict(answer, [head, *(f"  {r}" for r in verdict.reasons)], EXIT_OK if verdict.solved else EXIT_NO,
+    return Answer(answer, [head, *(f"  {r}" for r in verdict.reasons)], EXIT_OK if verdict.solved else EXIT_NO,
                    [head, *verdict.reasons])
 
 
-def score(det, colours: list[str], name: str) -> Verdict:
+def score(det, colours: list[str], name: str) -> Answer:
     """The players' scores on the board the detector read in photo `name`, the winner named."""
     from tantrix_pi.scoring import outcome
 
@@ -108,7 +108,7 @@ def score(det, colours: list[str], name: str) -> Verdict:
     answer = {"scores": {COLOUR_NAMES[c]: {"line": s.line, "loop": s.loop, "score": s.score}
                          for c, s in table.items()},
               "winners": [COLOUR_NAMES[w] for w in over.winners], "detection": det.to_dict()}
-    return Verdict(answer, [*lines, over.result()], EXIT_OK, [*lines, over.result()], paths)
+    return Answer(answer, [*lines, over.result()], EXIT_OK, [*lines, over.result()], paths)
 
 
 def overlay(image: np.ndarray, det, notes=(), paths=()) -> np.ndarray:

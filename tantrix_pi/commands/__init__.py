@@ -11,27 +11,27 @@ from tantrix_pi.i18n import N_
 
 
 @dataclass(frozen=True)
-class Command:
+class Subcommand:
     help: str
     """One line, in English (shown in the chosen language)."""
     modules: tuple[str, ...]
 
 
 COMMANDS = {
-    "board": Command(N_("Look at a board file (tantrix-board/1), check it, score it."), ("board",)),
-    "calibrate": Command(N_("Measure the camera, the table plane and the colours once per set-up."),
+    "board": Subcommand(N_("Look at a board file (tantrix-board/1), check it, score it."), ("board",)),
+    "calibrate": Subcommand(N_("Measure the camera, the table plane and the colours once per set-up."),
                          ("calibrate", "seats")),
-    "club": Command(N_("Follow every table on the club's MQTT broker and serve the club's page: a card per table, "
+    "club": Subcommand(N_("Follow every table on the club's MQTT broker and serve the club's page: a card per table, "
                        "the standings, each finished game's record."), ("club",)),
-    "devices": Command(N_("Try the appliance's display, buttons and voice."), ("devices",)),
-    "game": Command(N_("Games of 2-4 players: records and replays."), ("game_replay", "live")),
-    "run": Command(N_("Watch the table through the camera and referee the game (the service)."), ("live",)),
-    "demo": Command(N_("Replay the bundled recording of a 2-player game through the live referee."), ("live",)),
-    "puzzle": Command(N_("Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire."),
+    "devices": Subcommand(N_("Try the appliance's display, buttons and voice."), ("devices",)),
+    "game": Subcommand(N_("Games of 2-4 players: records and replays."), ("game_replay", "live")),
+    "run": Subcommand(N_("Watch the table through the camera and referee the game (the service)."), ("live",)),
+    "demo": Subcommand(N_("Replay the bundled recording of a 2-player game through the live referee."), ("live",)),
+    "puzzle": Subcommand(N_("Solo puzzles: Discovery 3..30, the five Rainbow puzzles, Solitaire."),
                       ("puzzle_check", "solve")),
-    "detect": Command(N_("Read the board in a photo of the table (tiles, turns, confidence)."), ("vision",)),
-    "check": Command(N_("Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3)."),
+    "detect": Subcommand(N_("Read the board in a photo of the table (tiles, turns, confidence)."), ("vision",)),
+    "check": Subcommand(N_("Is the puzzle in the photo solved? Refuses to judge a doubtful photo (exit 3)."),
                      ("vision",)),
-    "score": Command(N_("End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3)."),
+    "score": Subcommand(N_("End-of-game scores of the board in a photo; refuses a doubtful photo (exit 3)."),
                      ("vision",)),
 }
