@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tantrix_pi.calibration.colour import ColourError, learn  # noqa: E402
-from tantrix_pi.calibration.profile import ColourModel, Profile  # noqa: E402
+from tantrix_pi.calibration.profile import ColourCalibration, Profile  # noqa: E402
 from tantrix_pi.simulator import PALETTES, kelvin_rgb, random_board, render  # noqa: E402
 from tantrix_pi.vision import detect  # noqa: E402
 from tantrix_pi.vision.evaluate import Accuracy, score  # noqa: E402
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         except ColourError as e:
             profile, learned = None, f"refused ({e}): runs uncalibrated"
         gains_lines.append(f"| {name} | {learned} | {true_gains(light_k, awb)} |")
-        oracle = Profile(colour=ColourModel(true_gains(light_k, awb), {}, ""))
+        oracle = Profile(colour=ColourCalibration(true_gains(light_k, awb), {}, ""))
         for mode in modes:
             results[mode][name], times[mode][name] = [], []
         for _ in range(args.boards):

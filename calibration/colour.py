@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourModel, Profile, now
+from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourCalibration, Profile, now
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _, colour_name
 
@@ -139,7 +139,7 @@ def _gains(black_rgb: np.ndarray) -> tuple[float, float, float] | None:
     return tuple(round(float(x), 4) for x in g)
 
 
-def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
+def learn(image: np.ndarray) -> tuple[ColourCalibration, Separation]:
     """White balance and prototypes from a BGR photo of face-up tiles showing all four colours."""
     from scipy.stats import trim_mean  # here, not at the top: scipy.stats alone takes 40 Python starts to load
 
@@ -156,7 +156,7 @@ def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
         if step is None:
             break
         gains = tuple(round(a * b, 4) for a, b in zip(gains, step, strict=True))
-        balanced = Profile(colour=ColourModel(gains, {}, "")).white_balance(image)
+        balanced = Profile(colour=ColourCalibration(gains, {}, "")).white_balance(image)
         if max(abs(x - 1.0) for x in step) < 0.01:
             break
     # Thin arcs (small tiles in the photo, or a dim room's dark green) can lose a colour's every pixel to
@@ -170,12 +170,12 @@ def learn(image: np.ndarray) -> tuple[ColourModel, Separation]:
             if rim == 0:
                 raise
     gains = _blue_from_hues(image, names, gains)
-    balanced = Profile(colour=ColourModel(gains, {}, "")).white_balance(image)
+    balanced = Profile(colour=ColourCalibration(gains, {}, "")).white_balance(image)
     lab_b = lab(balanced)
     masks = dict(names, black=black)
     prototypes = {n: tuple(round(float(x), 2) for x in np.median(lab_b[masks[n]], axis=0)) for n in COLOUR_NAMES}
     _check_hues(prototypes)
-    model = ColourModel(gains, prototypes, now())
+    model = ColourCalibration(gains, prototypes, now())
     return model, separation(model, {n: lab_b[masks[n]] for n in COLOUR_NAMES})
 
 
@@ -237,7 +237,7 @@ def _clusters(image: np.ndarray, arcs: np.ndarray) -> dict[str, np.ndarray]:
     return masks
 
 
-def separation(model: ColourModel, members: dict[str, np.ndarray]) -> Separation:
+def separation(model: ColourCalibration, members: dict[str, np.ndarray]) -> Separation:
     """The closest pair of prototypes and its margin once each class's spread is taken off."""
     protos = {n: np.array(p) for n, p in model.prototypes.items()}
     spread = {n: float(np.percentile(np.linalg.norm(members[n] - protos[n], axis=1), 90)) if len(members[n]) else 0.0

@@ -73,7 +73,7 @@ class TablePlane:
 
 
 @dataclass(frozen=True)
-class ColourModel:
+class ColourCalibration:
     """White-balance gains (applied to R, G, B) and CIE Lab prototypes of the tile colours after them."""
 
     white_balance: tuple[float, float, float]
@@ -93,7 +93,7 @@ class Profile:
 
     camera: CameraModel | None = None
     table: TablePlane | None = None
-    colour: ColourModel | None = None
+    colour: ColourCalibration | None = None
     path: Path | None = field(default=None, compare=False)
     _maps: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -209,7 +209,7 @@ class Profile:
                 raise ProfileError(_("{where}: [colour] white_balance gains must be > 0").format(where=where))
             lab = _Section(s.table("lab"), where, "colour.lab")
             prototypes = {n: tuple(lab.vector(n, (3,)).tolist()) for n in COLOUR_NAMES}
-            profile.colour = ColourModel(white_balance=tuple(gains.tolist()), prototypes=prototypes,
+            profile.colour = ColourCalibration(white_balance=tuple(gains.tolist()), prototypes=prototypes,
                                          measured=s.text("measured"))
         return profile
 

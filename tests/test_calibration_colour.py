@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tantrix_pi.calibration.colour import ColourError, classify, lab, learn
-from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourModel, Profile
+from tantrix_pi.calibration.profile import COLOUR_NAMES, ColourCalibration, Profile
 from tantrix_pi.cli import main
 from tantrix_pi.grid import centre, corners, edge_angle
 from tantrix_pi.tiles import TILES
@@ -72,7 +72,7 @@ def test_learns_white_balance_and_prototypes_under_warm_light():
 def test_calibrated_colours_beat_nominal_ones_in_very_warm_light():
     warm, labels = tiles_photo(cast=(2.0, 1.0, 0.35), seed=1)
     nominal = {n: tuple(lab(np.array([[NOMINAL_RGB[n][::-1]]], np.uint8))[0, 0]) for n in COLOUR_NAMES}
-    uncalibrated = Profile(colour=ColourModel((1.0, 1.0, 1.0), nominal, ""))
+    uncalibrated = Profile(colour=ColourCalibration((1.0, 1.0, 1.0), nominal, ""))
     learned, _ = learn(warm)
     calibrated = Profile(colour=learned)
     assert accuracy(calibrated, warm, labels) > 0.99

@@ -4,7 +4,7 @@ import pytest
 from tantrix_pi.calibration.profile import (
     COLOUR_NAMES,
     CameraModel,
-    ColourModel,
+    ColourCalibration,
     Profile,
     ProfileError,
     TablePlane,
@@ -22,8 +22,9 @@ def full_profile() -> Profile:
         camera=CameraModel(K, DIST, SIZE, 0.12, 9, "2026-01-01T10:00:00Z"),
         table=TablePlane(h, 2.0, (-250.0, -180.0, 250.0, 180.0), SIZE, "2026-01-01T10:05:00Z",
                          {"corner_0": [1.0, 2.0, 640.0, 470.0]}),
-        colour=ColourModel((1.2, 1.0, 0.8), {n: (50.0 + i, 10.0 * i, -5.0 * i) for i, n in enumerate(COLOUR_NAMES)},
-                           "2026-01-01T10:10:00Z"),
+        colour=ColourCalibration((1.2, 1.0, 0.8),
+                                 {n: (50.0 + i, 10.0 * i, -5.0 * i) for i, n in enumerate(COLOUR_NAMES)},
+                                 "2026-01-01T10:10:00Z"),
     )
 
 
