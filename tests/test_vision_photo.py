@@ -101,6 +101,17 @@ def test_a_strip_is_refused_in_one_line(tmp_path, capsys, size):
         detect(strip)
 
 
+@pytest.mark.parametrize("mode", ["L", "RGB"])
+def test_a_black_and_white_photo_is_refused_in_one_line_and_its_colour_twin_read(plain_jpeg, tmp_path, capsys, mode):
+    colour = Image.open(io.BytesIO(plain_jpeg))
+    grey = tmp_path / "grey.jpg"
+    colour.convert("L").convert(mode).save(grey, quality=90)  # a phone's mono filter keeps three equal channels
+    assert main(["detect", str(grey)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "black-and-white" in err, err
+    assert detect(photo.decode(plain_jpeg, "colour.jpg")).board.same_as(BOARD)
+
+
 def test_a_photo_then_a_strip_then_odd_sizes_never_crash_the_process():
     # cv2.dnn died with SIGSEGV on a 16 x 448 input after a square one, and said widths of 10^7 px on
     # other shapes after others: each run here in a process of its own, many times over.

@@ -25,6 +25,9 @@ MIN_SIDE = 32
 MAX_ASPECT = 5.0
 """Longest side over shortest accepted: a panorama of a table is 4:1 at most, a 21:9 phone frame 2.3:1; a thin
 strip shows no board."""
+GREY_SPREAD = 12
+"""A picture whose colour channels lie at most this far apart (8-bit) everywhere is black and white: a grey photo
+saved as colour differs by 3 at most (JPEG's rounding), and sensor noise alone spreads a colour photo's further."""
 
 
 class PhotoError(TantrixError):
@@ -33,7 +36,7 @@ class PhotoError(TantrixError):
 
 def load(path: str | Path) -> np.ndarray:
     """The photo at `path` as a BGR uint8 array; PhotoError for missing, empty, corrupt, truncated,
-    tiny, enormous, strip-shaped or blank (uniform) images."""
+    tiny, enormous, strip-shaped, blank (uniform) or black-and-white images."""
     p = Path(path)
     if not p.exists():
         raise PhotoError(_("{path}: no such file").format(path=path))
@@ -70,6 +73,7 @@ def decode(data: bytes, name: str | None = None) -> np.ndarray:
         raise PhotoError(_("{name}: corrupt or truncated image ({error})").format(
             name=name, error=str(e).splitlines()[0] if str(e) else repr(e))) from None
     check_not_blank(image, name)
+    check_in_colour(image, name)
     return image
 
 
@@ -94,6 +98,17 @@ def check_not_blank(image: np.ndarray, name: str | None = None) -> None:
     sample = np.ascontiguousarray(image[::step, ::step]).reshape(-1, 1)
     if float(cv2.meanStdDev(sample)[1][0, 0]) < 3.0 and float(np.ptp(sample)) < 40:  # numpy's std: 5 MB of floats
         raise PhotoError(_("{name}: blank frame (one flat colour), nothing to read").format(name=name))
+
+
+def check_in_colour(image: np.ndarray, name: str | None = None) -> None:
+    """PhotoError for a black-and-white picture (its channels at most `GREY_SPREAD` apart anywhere): the tiles are
+    told apart by their colours alone."""
+    step = max(1, max(image.shape[:2]) // 512)
+    sample = np.ascontiguousarray(image[::step, ::step])
+    spread = cv2.subtract(sample.max(axis=2), sample.min(axis=2))
+    if int(spread.max()) <= GREY_SPREAD:
+        raise PhotoError(_("{name}: a black-and-white photo: the tiles' colours cannot be read").format(
+            name=_unnamed(name)))
 
 
 def _unnamed(name: str | None) -> str:
