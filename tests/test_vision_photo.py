@@ -112,6 +112,15 @@ def test_a_black_and_white_photo_is_refused_in_one_line_and_its_colour_twin_read
     assert detect(photo.decode(plain_jpeg, "colour.jpg")).board.same_as(BOARD)
 
 
+@pytest.mark.parametrize("picture, error", [(None, TypeError), ([[1, 2], [3, 4]], TypeError),
+                                            (np.zeros((300, 400, 2), np.uint8), ValueError),
+                                            (np.zeros((1, 300, 400, 3), np.uint8), ValueError)],
+                         ids=["None", "list", "two channels", "a batch"])
+def test_detect_names_what_it_takes_when_given_no_picture(picture, error):
+    with pytest.raises(error, match="picture"):
+        detect(picture)
+
+
 def test_a_photo_then_a_strip_then_odd_sizes_never_crash_the_process():
     # cv2.dnn died with SIGSEGV on a 16 x 448 input after a square one, and said widths of 10^7 px on
     # other shapes after others: each run here in a process of its own, many times over.

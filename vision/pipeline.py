@@ -116,6 +116,13 @@ def _in_raw_pixels(det: Detection, to_raw) -> Detection:
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray):
+        raise TypeError(f"detect() takes a picture as a NumPy array (H x W x 3, BGR), not {type(image).__name__}")
+    if image.ndim == 3 and image.shape[2] == 1:
+        image = image[..., 0]
+    if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (3, 4)):
+        raise ValueError(f"detect() takes an H x W x 3 (BGR), H x W x 4 (BGRA) or H x W (grey) picture, "
+                         f"not one of shape {image.shape}")
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
