@@ -121,6 +121,11 @@ def test_detect_names_what_it_takes_when_given_no_picture(picture, error):
         detect(picture)
 
 
+def test_a_one_channel_picture_is_read_as_grey():
+    grey = cv2.cvtColor(render(BOARD, seed=4, size=(400, 300), tile_px=40.0, **PLAIN)[0], cv2.COLOR_BGR2GRAY)
+    assert detect(grey[..., None]).to_dict() == detect(grey).to_dict()
+
+
 def test_a_photo_then_a_strip_then_odd_sizes_never_crash_the_process():
     # cv2.dnn died with SIGSEGV on a 16 x 448 input after a square one, and said widths of 10^7 px on
     # other shapes after others: each run here in a process of its own, many times over.
