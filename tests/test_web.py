@@ -687,9 +687,11 @@ def test_bad_uploads_get_400_with_one_line(photos, checker):
     bomb = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0))
     bomb += chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
     jpeg = photos["game"].read_bytes()
+    grey = cv2.imencode(".jpg", cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))[1].tobytes()
     cases = {"pdf.jpg": (b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" * 20, "not an image"),
              "half.jpg": (jpeg[: len(jpeg) // 2], "truncated"),
-             "bomb.png": (bomb, "enormous")}
+             "bomb.png": (bomb, "enormous"),
+             "grey.jpg": (grey, "black-and-white")}
     for name, (data, words) in cases.items():
         r = client.post("/api/score", files={"image": (name, data, "image/jpeg")}, data={"players": "red,blue"})
         assert r.status_code == 400, name

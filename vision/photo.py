@@ -36,7 +36,7 @@ class PhotoError(TantrixError):
 
 def load(path: str | Path) -> np.ndarray:
     """The photo at `path` as a BGR uint8 array; PhotoError for missing, empty, corrupt, truncated,
-    tiny, enormous, strip-shaped, blank (uniform) or black-and-white images."""
+    tiny, enormous, strip-shaped or blank (uniform) images."""
     p = Path(path)
     if not p.exists():
         raise PhotoError(_("{path}: no such file").format(path=path))
@@ -73,7 +73,6 @@ def decode(data: bytes, name: str | None = None) -> np.ndarray:
         raise PhotoError(_("{name}: corrupt or truncated image ({error})").format(
             name=name, error=str(e).splitlines()[0] if str(e) else repr(e))) from None
     check_not_blank(image, name)
-    check_in_colour(image, name)
     return image
 
 
@@ -101,7 +100,7 @@ def check_not_blank(image: np.ndarray, name: str | None = None) -> None:
 
 def check_in_colour(image: np.ndarray, name: str | None = None) -> None:
     """PhotoError for a black-and-white picture (its channels at most `GREY_SPREAD` apart anywhere): the tiles are
-    told apart by their colours alone."""
+    told apart by their colours alone (a calibration chart is black and white: only photos of tiles are asked)."""
     if int(np.ptp(_thumbnail(image), axis=2).max()) <= GREY_SPREAD:
         raise PhotoError(_("{name}: a black-and-white photo: the tiles' colours cannot be read").format(
             name=_unnamed(name)))

@@ -36,6 +36,7 @@ def detect_photo(path: str, calibration: str | None = None):
     from tantrix_pi.vision import detect, photo
 
     image = photo.load(path)
+    photo.check_in_colour(image, path)
     profile = _profile(calibration) if calibration else None
     return image, detect(image, profile=profile)
 

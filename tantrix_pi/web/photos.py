@@ -93,6 +93,7 @@ def judge_photo(kind: str, data: bytes, name: str, spec: str, detect) -> tuple[i
         else:
             colours = player_colours(spec or None)
         image = photo.decode(data, name)
+        photo.check_in_colour(image, name)
         det = detect(image)
         try:
             verdict = check(det, goal, name) if kind == "check" else score(det, colours, name)
