@@ -7,7 +7,7 @@ import pytest
 from tantrix_pi.devices.buttons import DEFAULT_PINS, Buttons, FakeButtons, Press
 from tantrix_pi.devices.display import Display, MemoryDevice
 from tantrix_pi.devices.errors import DeviceError
-from tantrix_pi.devices.menu import Command, Menu, Settings
+from tantrix_pi.devices.menu import Menu, MenuAction, Settings
 from tantrix_pi.tiles import COLOURS
 
 
@@ -122,8 +122,8 @@ def test_fake_buttons_queue_like_the_real_ones():
 # -- the menu --------------------------------------------------------------------------------------
 def test_closed_menu_maps_buttons_to_turn_undo_and_open():
     menu = Menu()
-    assert menu.handle(Press.NEXT) == [Command("end_turn")]
-    assert menu.handle(Press.BACK) == [Command("undo")]
+    assert menu.handle(Press.NEXT) == [MenuAction("end_turn")]
+    assert menu.handle(Press.BACK) == [MenuAction("undo")]
     assert menu.screen() is None
     assert menu.handle(Press.MENU) == [] and menu.is_open
     assert menu.screen().lines[0] == "Mode: game" and menu.screen().selected == 0
@@ -140,7 +140,7 @@ def test_menu_changes_players_and_seats_and_applies_on_close():
     menu.handle(Press.NEXT)  # red -> yellow, which seat 3 had: they swap
     assert menu.settings.colours == ("Y", "B", "R")
     commands = menu.handle(Press.BACK)
-    assert commands == [Command("apply", Settings(players=3, seats=("Y", "B", "R", "G")))]
+    assert commands == [MenuAction("apply", Settings(players=3, seats=("Y", "B", "R", "G")))]
     assert not menu.is_open
     menu.handle(Press.MENU)
     assert menu.handle(Press.BACK) == [], "nothing changed, nothing to apply"
@@ -172,7 +172,7 @@ def test_modes_show_their_own_items_and_name_the_puzzle():
 
 def test_holding_menu_starts_a_new_game_from_anywhere():
     menu = Menu()
-    assert menu.handle(Press.NEW_GAME) == [Command("new_game", Settings())]
+    assert menu.handle(Press.NEW_GAME) == [MenuAction("new_game", Settings())]
     menu.handle(Press.MENU)
     menu.handle(Press.NEXT)
     commands = menu.handle(Press.NEW_GAME)
@@ -184,7 +184,7 @@ def test_voice_item_toggles():
     menu.handle(Press.MENU)
     menu.index = menu.items().index("voice")
     menu.handle(Press.NEXT)
-    assert menu.handle(Press.BACK) == [Command("apply", Settings(voice=True))]
+    assert menu.handle(Press.BACK) == [MenuAction("apply", Settings(voice=True))]
 
 
 def test_calibration_steps_wait_for_results_and_show_progress():
@@ -194,11 +194,11 @@ def test_calibration_steps_wait_for_results_and_show_progress():
     menu.handle(Press.NEXT)
     screen = menu.screen()
     assert screen.title == "Calibration 1/2" and screen.lines[0] == "clear the table" and screen.progress == 0
-    assert menu.handle(Press.NEXT) == [Command("calibrate", step=0)]
+    assert menu.handle(Press.NEXT) == [MenuAction("calibrate", step=0)]
     assert menu.handle(Press.NEXT) == [], "busy: a second press does not start the step twice"
     menu.calibration_result(False, "table not found")
     assert menu.screen().lines == ("clear the table", "Try again: table not found")
-    assert menu.handle(Press.NEXT) == [Command("calibrate", step=0)]
+    assert menu.handle(Press.NEXT) == [MenuAction("calibrate", step=0)]
     menu.calibration_result(True)
     assert menu.screen().title == "Calibration 2/2" and menu.screen().progress == 0.5
     menu.handle(Press.NEXT)
@@ -211,7 +211,7 @@ def test_back_cancels_calibration():
     menu.handle(Press.MENU)
     menu.index = menu.items().index("calibrate")
     menu.handle(Press.NEXT)
-    assert menu.handle(Press.BACK) == [Command("calibration_cancelled")]
+    assert menu.handle(Press.BACK) == [MenuAction("calibration_cancelled")]
     assert menu.step is None and menu.screen().title == "Menu"
 
 

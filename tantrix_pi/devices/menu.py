@@ -52,7 +52,7 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class Command:
+class MenuAction:
     """What the main loop must do after a button: end_turn, undo, new_game, apply (settings changed),
     calibrate (run step `step`), calibration_cancelled, language (speak `settings.language` from now on)."""
 
@@ -120,10 +120,10 @@ class Menu:
                 "done": _("Done")}[key]
 
     # -- events ---------------------------------------------------------------------------------------
-    def handle(self, event: Press) -> list[Command]:
+    def handle(self, event: Press) -> list[MenuAction]:
         """Apply one button event; returns what the main loop must do now."""
         if event is Press.NEW_GAME:
-            return self._close() + [Command("new_game", self.settings)]
+            return self._close() + [MenuAction("new_game", self.settings)]
         if self.step is not None:
             return self._calibration(event)
         if self.showing_web:  # any button goes back to the menu
@@ -133,7 +133,7 @@ class Menu:
             if event is Press.MENU:
                 self.is_open, self.index, self._opened_with, self.note = True, 0, self.settings, ""
                 return []
-            return [Command("end_turn" if event is Press.NEXT else "undo")]
+            return [MenuAction("end_turn" if event is Press.NEXT else "undo")]
         if event is Press.MENU:
             self.index = (self.index + 1) % len(self.items())
             self.note = ""
@@ -142,7 +142,7 @@ class Menu:
             return self._close()
         return self._change(self.items()[self.index])
 
-    def _change(self, key: str) -> list[Command]:
+    def _change(self, key: str) -> list[MenuAction]:
         s = self.settings
         if key == "mode":
             s = replace(s, mode=_after(MODES, s.mode))
@@ -158,7 +158,7 @@ class Menu:
             s = replace(s, voice=not s.voice)
         elif key == "language":
             self.settings = replace(s, language=_after(tuple(i18n.LANGUAGES), s.language))
-            return [Command("language", self.settings)]
+            return [MenuAction("language", self.settings)]
         elif key == "calibrate":
             self.step, self.note, self.busy = 0, "", False
             return []
@@ -166,26 +166,26 @@ class Menu:
             self.showing_web = True
             return []
         elif key == "new_game":
-            return self._close() + [Command("new_game", self.settings)]
+            return self._close() + [MenuAction("new_game", self.settings)]
         else:
             return self._close()
         self.settings = s
         return []
 
-    def _close(self) -> list[Command]:
+    def _close(self) -> list[MenuAction]:
         was_open, self.is_open, self.step = self.is_open, False, None
         changed = was_open and self.settings != self._opened_with
         self._opened_with = self.settings
-        return [Command("apply", self.settings)] if changed else []
+        return [MenuAction("apply", self.settings)] if changed else []
 
     # -- calibration ----------------------------------------------------------------------------------
-    def _calibration(self, event: Press) -> list[Command]:
+    def _calibration(self, event: Press) -> list[MenuAction]:
         if event is Press.BACK:
             self.step = None
-            return [Command("calibration_cancelled")]
+            return [MenuAction("calibration_cancelled")]
         if event is Press.NEXT and not self.busy:
             self.busy, self.note = True, _("working...")
-            return [Command("calibrate", step=self.step)]
+            return [MenuAction("calibrate", step=self.step)]
         return []
 
     def calibration_result(self, ok: bool, note: str = "") -> None:
