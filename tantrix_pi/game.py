@@ -3,7 +3,7 @@
 `Game` is the core object the live referee drives, in the style of python-chess: `check(placement)` says what a
 placement would be (who makes it, a fill or the free move, every violation) and changes nothing; `push(placement)`
 plays it and returns what a referee announces (or raises `IllegalMove` naming every violation); `pop()` undoes
-the last placement. A game is a list of plain values, `Move`, `Draw` and `EndTurn`; its record file is
+the last placement. A game is a list of plain values, `Move`, `Draw` and `TurnEnded`; its record file is
 `tantrix_pi.record`.
 """
 
@@ -108,7 +108,7 @@ class Draw:
 
 
 @dataclass(frozen=True)
-class EndTurn:
+class TurnEnded:
     """`player` ended the turn (the referee's button)."""
 
     player: str
@@ -122,7 +122,7 @@ class Hand:
     tiles: frozenset[int]
 
 
-GameEvent = Move | Draw | EndTurn | Hand
+GameEvent = Move | Draw | TurnEnded | Hand
 """What a game is made of, in order."""
 
 
@@ -509,7 +509,7 @@ class Game:
         if violations:
             raise IllegalMove(violations)
         self._snapshot()
-        self.events.append(EndTurn(current))
+        self.events.append(TurnEnded(current))
         self._turn = self._next_turn()
         self._free_done = False
         return self.turn

@@ -18,13 +18,13 @@ from tantrix_pi.game import (
     MODES,
     Announcement,
     Draw,
-    EndTurn,
     Game,
     GameError,
     GameEvent,
     Hand,
     IllegalMove,
     Move,
+    TurnEnded,
     colour_code,
 )
 from tantrix_pi.i18n import _, listing, player_name
@@ -57,7 +57,7 @@ def entry(event: GameEvent) -> dict:
         return {"player": name, **event.placement.to_dict()}
     if isinstance(event, Draw):
         return {"player": name, "draw": event.tile}
-    if isinstance(event, EndTurn):
+    if isinstance(event, TurnEnded):
         return {"player": name, "end_turn": True}
     return {"player": name, "hand": sorted(event.tiles)}
 
@@ -67,7 +67,7 @@ def event_of(data: dict) -> GameEvent:
     the turn of whoever is to move)."""
     player = colour_code(data["player"]) if data.get("player") else None
     if data.get("end_turn"):
-        return EndTurn(player)
+        return TurnEnded(player)
     if "draw" in data:
         return Draw(player, data["draw"])
     if "hand" in data:
@@ -79,7 +79,7 @@ def to_dict(game: Game, **extra) -> dict:
     """`game` as a record: players, the hands as dealt (when every one was seen), then its events in order;
     `extra` keys (mode, puzzle) go beside them. Without the hands as dealt, draws are left out too."""
     dealt = game.dealt
-    kinds = (Move, Draw, EndTurn) if dealt is not None else (Move, EndTurn)
+    kinds = (Move, Draw, TurnEnded) if dealt is not None else (Move, TurnEnded)
     out = {"format": FORMAT, "players": [COLOUR_NAMES[p] for p in game.players], **extra}
     if dealt is not None:
         out["hands"] = {COLOUR_NAMES[p]: sorted(tiles) for p, tiles in dealt.items()}
@@ -128,7 +128,7 @@ def from_dict(data: object) -> Record:
             raise GameError(_("{where}: {player} is not one of the players").format(where=where,
                                                                                     player=player_name(code)))
         if m.get("end_turn") is True:
-            events.append(EndTurn(code))
+            events.append(TurnEnded(code))
             continue
         if "draw" in m:
             events.append(deck.draw(where, code, m["draw"]))

@@ -18,7 +18,7 @@ from live_fakes import seen
 
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.game import Draw, EndTurn, Game, Hand, Move
+from tantrix_pi.game import Draw, Game, Hand, Move, TurnEnded
 from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.referee import Referee, Setup
 from tantrix_pi.live.store import Notice
@@ -132,7 +132,7 @@ def table_script(ref: Game, rng: random.Random, slips: int, presses: bool = True
         if isinstance(e, Hand):
             held[e.player] = set(e.tiles)
             continue
-        if isinstance(e, EndTurn):
+        if isinstance(e, TurnEnded):
             blind.end_turn(e.player)
             if presses:
                 out.append(Segment("press", [Shot(press=True)]))

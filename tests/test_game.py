@@ -8,11 +8,11 @@ from tantrix_pi.game import (
     MUST_FILL,
     NOT_IN_HAND,
     TURN_ORDER,
-    EndTurn,
     Game,
     GameError,
     IllegalMove,
     Move,
+    TurnEnded,
     bag_empty_at,
 )
 from tantrix_pi.record import ReplayError, replay
@@ -104,7 +104,7 @@ def test_a_free_move_while_holding_a_tile_for_a_forced_space_is_refused_when_han
     # the same position with hands unknown: the referee cannot know what is held, so it accuses nobody
     blind = Game(game.players)
     for event in game.events:
-        if isinstance(event, EndTurn):
+        if isinstance(event, TurnEnded):
             blind.end_turn(event.player)
         elif isinstance(event, Move):
             blind.push(event.placement, event.player)
@@ -192,7 +192,7 @@ def test_a_player_whose_tiles_have_no_legal_place_is_deadlocked_and_the_game_dra
     game = next(g for seed in range(10) if unplaceable(g := random_game(2, seed, stop=unplaceable)))
     blind = Game(game.players)
     for event in game.events:
-        if isinstance(event, EndTurn):
+        if isinstance(event, TurnEnded):
             blind.end_turn(event.player)
         elif isinstance(event, Move):
             blind.push(event.placement, event.player)

@@ -10,7 +10,7 @@ import random
 import pytest
 from table_play import BOARD_KINDS, HAND_SLIPS, SLIPS, referee_sees, reference_game, table_script
 
-from tantrix_pi.game import EndTurn, Game, Move
+from tantrix_pi.game import Game, Move, TurnEnded
 from tantrix_pi.live.referee import Setup
 
 GAMES = int(os.environ.get("TANTRIX_PI_GAMES", "480"))
@@ -25,7 +25,7 @@ def replay_blind(ref: Game) -> Game:
     for e in ref.events:
         if isinstance(e, Move):
             game.push(e.placement, e.player)
-        elif isinstance(e, EndTurn):
+        elif isinstance(e, TurnEnded):
             game.end_turn(e.player)
     return game
 

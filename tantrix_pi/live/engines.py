@@ -10,7 +10,7 @@ and build it again after a restart or a correction.
 from __future__ import annotations
 
 from tantrix_pi.board import Board, Placement, placement_from_dict
-from tantrix_pi.game import Announcement, Draw, EndTurn, Game, GameError, Hand, IllegalMove, Move
+from tantrix_pi.game import Announcement, Draw, Game, GameError, Hand, IllegalMove, Move, TurnEnded
 from tantrix_pi.record import entry, event_of
 from tantrix_pi.rules import CELL_OCCUPIED, GOLDEN_RULE, TILE_PLACED, Violation, why_illegal
 from tantrix_pi.solitaire import Solitaire, ToDraw
@@ -80,7 +80,7 @@ class GameEngine(Engine):
                 self.game.push(event.placement, event.player)
             elif isinstance(event, Draw):
                 self.game.draw(event.player, event.tile)
-            elif isinstance(event, EndTurn):
+            elif isinstance(event, TurnEnded):
                 self.game.end_turn(event.player)
             elif isinstance(event, Hand):
                 self.game.set_hand(event.player, event.tiles)
