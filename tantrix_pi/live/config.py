@@ -329,7 +329,7 @@ class PathsConfig:
 
 
 @dataclass(frozen=True)
-class Config:
+class ServiceConfig:
     """Every setting, by section: `cfg.camera.source`, `cfg.mode.players`, ...; `cfg.language` on top."""
 
     language: str = key("", lambda v: isinstance(v, str) and (v == "" or i18n.code_of(v) in i18n.LANGUAGES),
@@ -360,9 +360,10 @@ class Config:
         return Path(self.paths.events) if self.paths.events else self.state_dir / "events.jsonl"
 
 
-SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config) if f.default_factory is not MISSING}
+SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(ServiceConfig)
+                             if f.default_factory is not MISSING}
 """Section name -> its dataclass, in the file's order (docs/config.md lists the same keys)."""
-TOP = tuple(f.name for f in fields(Config) if f.name not in SECTIONS)
+TOP = tuple(f.name for f in fields(ServiceConfig) if f.name not in SECTIONS)
 """Keys outside any section (docs/config.md lists them under "Top level")."""
 
 
@@ -395,9 +396,9 @@ def _values(cls: type, given: dict, where: str, prefix: str = "") -> dict:
     return values
 
 
-def from_dict(data: dict, where: str = "config") -> Config:
-    """A Config from parsed TOML; ConfigError names the first unknown key or wrong value."""
-    top = _values(Config, {k: v for k, v in data.items() if k in TOP}, where)
+def from_dict(data: dict, where: str = "config") -> ServiceConfig:
+    """A ServiceConfig from parsed TOML; ConfigError names the first unknown key or wrong value."""
+    top = _values(ServiceConfig, {k: v for k, v in data.items() if k in TOP}, where)
     for section in data:
         if section in TOP:
             continue
@@ -416,12 +417,12 @@ def from_dict(data: dict, where: str = "config") -> Config:
                 raise ConfigError(_("{where}: unknown key {section}.{key}{suggestion}").format(
                     where=where, section=section, key=name, suggestion=_suggest(name, names)))
         sections[section] = cls(**_values(cls, given, where, f"{section}."))
-    cfg = Config(**top, **sections)
+    cfg = ServiceConfig(**top, **sections)
     _check_together(cfg, data, where)
     return cfg
 
 
-def _check_together(cfg: Config, data: dict, where: str) -> None:
+def _check_together(cfg: ServiceConfig, data: dict, where: str) -> None:
     """The checks that take more than one key."""
     if cfg.camera.source in ("folder", "video") and not cfg.camera.path:
         raise ConfigError(_("{where}: camera.path is needed when camera.source = '{source}'").format(
@@ -490,7 +491,7 @@ def _within(p, q, r) -> bool:
     return min(p[0], q[0]) <= r[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= r[1] <= max(p[1], q[1])
 
 
-def load(path: str | Path | None) -> Config:
+def load(path: str | Path | None) -> ServiceConfig:
     """Read a config file (None: every default); the state dir is $STATE_DIRECTORY when the file names none."""
     data = {} if path is None else read_toml(path, ConfigError, _("config file"))
     cfg = from_dict(data, str(path) if path is not None else "config")

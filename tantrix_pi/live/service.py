@@ -18,7 +18,7 @@ from tantrix_pi.devices.sources import (
 from tantrix_pi.errors import TantrixError
 from tantrix_pi.i18n import _
 from tantrix_pi.live.commands import UseSeats
-from tantrix_pi.live.config import COLOUR_LETTER, Config, ConfigError, from_dict
+from tantrix_pi.live.config import COLOUR_LETTER, ConfigError, ServiceConfig, from_dict
 from tantrix_pi.live.hands import HandWatch, Zone, in_pixels
 from tantrix_pi.live.referee import Setup
 from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, LogSink, Sink
@@ -31,7 +31,7 @@ class NotAvailable(TantrixError):
     """A part the service needs is not installed (the detector, a device library)."""
 
 
-def make_source(cfg: Config) -> FrameSource:
+def make_source(cfg: ServiceConfig) -> FrameSource:
     """The frame source the [camera] section names."""
     cam = cfg.camera
     if cam.source == "picamera2":
@@ -85,13 +85,13 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None, zone
     return run
 
 
-def hand_watch(cfg: Config) -> HandWatch | None:
+def hand_watch(cfg: ServiceConfig) -> HandWatch | None:
     """The watch over the playing seats' hand zones in a game ([seats]), None without them."""
     zones = {c: z for c, z in cfg.seats.zones.items() if c in cfg.mode.player_letters}
     return HandWatch(zones, cfg.gate.stable_frames) if zones and cfg.mode.kind == "game" else None
 
 
-def reseat(cfg: Config, section: dict, players: list[str], profile_path: Path) -> UseSeats:
+def reseat(cfg: ServiceConfig, section: dict, players: list[str], profile_path: Path) -> UseSeats:
     """The command that takes new hand zones into use in the running referee (`section`: [seats] as
     `commands.seats.section_of` gives it) for a game of `players` (colour letters): the hand watch and the
     detector as `run` makes them from a config with these seats."""
@@ -101,7 +101,7 @@ def reseat(cfg: Config, section: dict, players: list[str], profile_path: Path) -
     return UseSeats(hands, make_detector(cfg.paths.profile, follow=profile_path, zones=hands.zones if hands else None))
 
 
-def setup_of(cfg: Config) -> Setup:
+def setup_of(cfg: ServiceConfig) -> Setup:
     """The game or puzzle the [mode] section describes."""
     kind = cfg.mode.kind
     if kind == "game":
@@ -109,7 +109,7 @@ def setup_of(cfg: Config) -> Setup:
     return Setup(kind, [], cfg.mode.puzzle_spec)
 
 
-def device_sinks(cfg: Config) -> list[Sink]:
+def device_sinks(cfg: ServiceConfig) -> list[Sink]:
     """Display and voice sinks from the devices package, when it is installed and configured.
 
     The voice sink is there whenever the devices package is, silent until enabled (the menu may switch it on).
@@ -131,13 +131,13 @@ def device_sinks(cfg: Config) -> list[Sink]:
     return out
 
 
-def standard_sinks(cfg: Config, console: bool = True, fresh: bool = False) -> list[Sink]:
+def standard_sinks(cfg: ServiceConfig, console: bool = True, fresh: bool = False) -> list[Sink]:
     """Console (or log), the JSON-lines stream and the devices; `fresh`: the state database is new (see
     JsonLinesSink's `afresh`)."""
     return [ConsoleSink() if console else LogSink(), events_sink(cfg, fresh), *device_sinks(cfg)]
 
 
-def events_sink(cfg: Config, fresh: bool = False) -> JsonLinesSink:
+def events_sink(cfg: ServiceConfig, fresh: bool = False) -> JsonLinesSink:
     """The JSON-lines stream at paths.events; ConfigError (one line) when that cannot be a file we append to."""
     path = cfg.events_path
     if path.is_dir():
@@ -150,7 +150,7 @@ def events_sink(cfg: Config, fresh: bool = False) -> JsonLinesSink:
             path=path, error=e.strerror)) from None
 
 
-def menu_of(cfg: Config):
+def menu_of(cfg: ServiceConfig):
     """The devices Menu, starting from the configured mode, players and voice."""
     from tantrix_pi.devices.menu import Menu, Settings
 
@@ -161,7 +161,7 @@ def menu_of(cfg: Config):
                          voice=cfg.voice.enabled, language=i18n.language()))
 
 
-def start_buttons(cfg: Config, loop, pin_factory=None) -> object | None:
+def start_buttons(cfg: ServiceConfig, loop, pin_factory=None) -> object | None:
     """The three buttons (devices package) feeding `loop.buttons`, and the menu they drive as `loop.menu`.
 
     The buttons' callbacks only queue events; the loop runs them through the menu between frames. Returns
