@@ -21,7 +21,7 @@ from tantrix_pi.simulator import CLUTTER, TABLES, random_board, render_scene
 
 
 @dataclass
-class Picture:
+class LabelledPicture:
     """A picture, the corners (6 x 2, pixels) of every tile's top face in it, and what covers them; `file`, the
     photo it was read from (None when drawn)."""
 
@@ -59,7 +59,7 @@ def render_set(path: Path) -> RenderSet | None:
     return RenderSet(meta.get("split"), meta["seed"], (meta.get("split"), meta["seed"]) in HELD_OUT_RENDERS)
 
 
-def folder(path: Path) -> Iterator[Picture]:
+def folder(path: Path) -> Iterator[LabelledPicture]:
     """The photos of a dataset folder (images/<id>.jpg|png with <id>.json truth holding tiles[].corners_px);
     HeldOut for a validation set (its index.json names a split and seed of HELD_OUT_RENDERS)."""
     named = render_set(path)
@@ -73,7 +73,7 @@ def folder(path: Path) -> Iterator[Picture]:
         photo = next((p for p in (truth_file.with_suffix(".jpg"), truth_file.with_suffix(".png")) if p.exists()), None)
         image = None if photo is None else cv2.imread(str(photo))
         if image is not None:
-            yield Picture(image, [np.array(t["corners_px"]) for t in truth["tiles"]], file=photo)
+            yield LabelledPicture(image, [np.array(t["corners_px"]) for t in truth["tiles"]], file=photo)
 
 
 class CutOutSprites:
@@ -134,7 +134,7 @@ def cut_outs(path: Path) -> list[Path]:
     return kept
 
 
-def simulated(rng: np.random.Generator, sprites=None) -> Picture:
+def simulated(rng: np.random.Generator, sprites=None) -> LabelledPicture:
     """One simulated photo over a wide range: any table, 2700-6500 K, dim rooms, glare, cast shadows, a hand
     and objects, a camera tilted up to 45 degrees with a bent lens, tiles 35-220 px placed with gaps and
     twists, loose tiles, rows and face-down tiles; one in sixteen shows no tile at all."""
@@ -164,4 +164,4 @@ def simulated(rng: np.random.Generator, sprites=None) -> Picture:
         k1=float(rng.uniform(-0.2, 0.05)), sprites=sprites,
     )
     photo = render_scene(board, **params)
-    return Picture(photo.image, [np.array(t["corners_px"]) for t in photo.truth["tiles"]], photo.cover)
+    return LabelledPicture(photo.image, [np.array(t["corners_px"]) for t in photo.truth["tiles"]], photo.cover)
