@@ -19,7 +19,7 @@ from tantrix_pi.grid import SQRT3, edge_angle
 from tantrix_pi.vision import colour
 from tantrix_pi.vision.config import ReadConfig
 from tantrix_pi.vision.find import part_shares
-from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon, to_photo_all
+from tantrix_pi.vision.hexagon import UNIT_CORNERS, Hexagon, in_photo, to_photo_all
 from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import Colours, Seen
 
@@ -69,9 +69,7 @@ def in_frame(hexes: Sequence[Hexagon], shape, margin: float) -> np.ndarray:
     if not hexes:
         return np.zeros(0, bool)
     centres = np.array([hx.centre for hx in hexes])[:, None]
-    c = centres + margin * (to_photo_all(hexes, UNIT_CORNERS) - centres)
-    h, w = shape[:2]
-    return ((c[..., 0] >= 0) & (c[..., 0] <= w - 1) & (c[..., 1] >= 0) & (c[..., 1] <= h - 1)).all(axis=1)
+    return in_photo(centres + margin * (to_photo_all(hexes, UNIT_CORNERS) - centres), shape).all(axis=1)
 
 
 def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig, maps: Sequence[Maps] = ()) -> list[Seen]:
@@ -82,11 +80,9 @@ def read(photo: np.ndarray, tiles: list[Seen], cfg: ReadConfig, maps: Sequence[M
     if not tiles:
         return tiles
     win = edge_windows(cfg)
-    h, w = photo.shape[:2]
     edge_pts = to_photo_all([t.hexagon for t in tiles], win)
     # an edge is seen when most of its window is (the most colourful samples make its reading; outside, black)
-    inside = ((edge_pts[..., 0] >= 0) & (edge_pts[..., 0] <= w - 1) & (edge_pts[..., 1] >= 0)
-              & (edge_pts[..., 1] <= h - 1)).mean(axis=-1) >= 0.5
+    inside = in_photo(edge_pts, photo.shape).mean(axis=-1) >= 0.5
     whole = in_frame([t.hexagon for t in tiles], photo.shape, cfg.cut_margin)
     seen = inside | whole[:, None]
     if maps:

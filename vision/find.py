@@ -145,9 +145,8 @@ def _turned_by_bands(photo: np.ndarray, tiles: list[Seen], cfg: FindConfig) -> l
     if not tiles:
         return []
     pts = hexagon.to_photo_all([t.hexagon for t in tiles], _BAND_RING).astype(np.float32)  # (tiles, ring, 2)
-    h, w = photo.shape[:2]
     # of a tile the frame cuts, what is seen
-    inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
+    inside = hexagon.in_photo(pts, photo.shape)
     bgr = cv2.remap(photo, pts[..., 0].copy(), pts[..., 1].copy(), cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
     chroma = bgr.max(axis=2) - bgr.min(axis=2)
@@ -200,8 +199,7 @@ def part_shares(maps: list[Maps], hexes: list[hexagon.Hexagon], layer: str, part
     free = ~hexagon.inside_any(list(apart), probes)
     for m in maps:
         p = m.to_map(probes).astype(np.float32)
-        h, w = m.face.shape
-        seen = (p[..., 0] >= 0) & (p[..., 0] <= w - 1) & (p[..., 1] >= 0) & (p[..., 1] <= h - 1) & free
+        seen = hexagon.in_photo(p, m.face.shape) & free
         flat = p.reshape(-1, parts.shape[1], 2)
         got = cv2.remap(getattr(m, layer), flat[..., 0].copy(), flat[..., 1].copy(), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(seen.shape)

@@ -113,6 +113,12 @@ def inside_any(hexes: list[Hexagon], pts: np.ndarray) -> np.ndarray:
     return inside.any(axis=1).reshape(pts.shape[:-1])
 
 
+def in_photo(pts: np.ndarray, shape) -> np.ndarray:
+    """Whether each point (..., 2: x, y) lies within a picture of `shape` (its outer pixels' centres included)."""
+    h, w = shape[:2]
+    return (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
+
+
 def rotation(a: float) -> np.ndarray:
     """The 2x2 matrix turning image offsets by `a` radians (clockwise on the screen: y points down)."""
     c, s = math.cos(a), math.sin(a)
