@@ -19,6 +19,7 @@ from live_fakes import seen
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Draw, Game, Hand, Move, TurnEnded
+from tantrix_pi.live.config import GateConfig
 from tantrix_pi.live.hands import HandWatch
 from tantrix_pi.live.referee import Referee, Setup
 from tantrix_pi.live.store import Notice
@@ -26,7 +27,7 @@ from tantrix_pi.live.tracker import Commit, Tracker, Unclear
 from tantrix_pi.selfplay import random_game
 from tantrix_pi.vision.detection import COVERED, FACE_DOWN_APART, LOOSE, Unread
 
-STABLE = 3
+STABLE = GateConfig().stable_frames
 SLIPS = ("illegal_back", "illegal_moved", "turned", "two_in_one", "nudge", "old_off_and_back", "hand_over",
          "misread", "lamp")
 HAND_SLIPS = ("zone_covered", "zone_face_down")

@@ -488,24 +488,41 @@ def test_an_end_of_turn_pressed_as_the_next_players_hand_comes_in_ends_the_turn_
     assert turns_played(tmp_path, scenes) == (["placed", "end_turn", "placed"], ["R", "Y"])
 
 
-def test_a_table_still_for_three_frames_after_a_hand_is_committed_in_step(tmp_path):
+def test_a_table_still_for_two_frames_after_a_hand_is_committed_in_step(tmp_path):
     # the gate skips the first frame after a hand (it differs from the hand's), though it shows the table as the
-    # next still frame does: counted, three still frames are enough; uncounted, no tile of a game whose players left
-    # the table still for three frames between moves was committed in its turn, and red's press was refused
-    scenes = [Scene(Board(), 3), Scene(FIRST, 2, hand=True), Scene(FIRST, 3, press="end_turn"),
-              Scene(SECOND, 2, hand=True), Scene(SECOND, 3), Scene(SECOND, 2, hand=True)]
+    # next still frame does: judged too, two still frames are enough (the service's stable_frames); uncounted, no
+    # tile of a game whose players left the table still for two frames between moves was committed in its turn
+    scenes = [Scene(Board(), 3), Scene(FIRST, 2, hand=True), Scene(FIRST, 2, press="end_turn"),
+              Scene(SECOND, 2, hand=True), Scene(SECOND, 2), Scene(SECOND, 2, hand=True)]
     assert turns_played(tmp_path, scenes) == (["placed", "end_turn", "placed"], ["R", "Y"])
 
 
-def test_a_hand_zone_still_for_three_frames_after_a_hand_is_seen():
-    # as the board: the frame the gate skips after a hand counts with the next still one, for the zones too
+def test_the_frame_skipped_after_a_hand_is_read_by_the_detector_once_the_next_is_still(tmp_path):
+    # each frame a board is committed after is read: the skipped one, then the still one (a misreading of either
+    # is outvoted, not committed on the strength of one reading)
+    store, sink, looked = Store(tmp_path / "state.db"), MemorySink(), []
+
+    def detect(frame):
+        looked.append(frame)
+        return detect_frame(frame)
+
+    scenes = [Scene(Board(), 2), Scene(FIRST, 2, hand=True), Scene(FIRST, 2)]
+    loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect, store, Setup("game", ["R", "Y"]), sink)
+    loop.run()
+    assert [m.placement for m in store.moves(loop.game)] == [GAME[0]]
+    assert loop.stats.skipped == 1 + 2 + 1 and loop.stats.detected == 2 + 2 == len(looked)
+
+
+def test_a_hand_zone_is_seen_once_stable_frames_still_frames_agree():
     from live_fakes import FRAME, ZONES
 
     from tantrix_pi.live.hands import HandWatch
 
     det = detect_frame(frame_of(Board(GAME[:1]), hands={"R": {1, 2, 3}, "Y": {4, 5}}))
-    watch = HandWatch({p: ZONES[p] for p in "RY"}, 3)
-    assert watch.observe(det, FRAME[::-1], frames=2) == []
+    watch = HandWatch({p: ZONES[p] for p in "RY"}, 2)
+    assert watch.observe(det, FRAME[::-1]) == []
     assert {s.player: set(s.tiles) for s in watch.observe(det, FRAME[::-1])} == {"R": {1, 2, 3}, "Y": {4, 5}}
-    plain = HandWatch({p: ZONES[p] for p in "RY"}, 3)  # two frames that each stand for themselves are not enough
-    assert plain.observe(det, FRAME[::-1]) == [] and plain.observe(det, FRAME[::-1]) == []
+    watch.motion()
+    other = detect_frame(frame_of(Board(GAME[:1]), hands={"R": {1, 2}, "Y": {4, 5}}))
+    assert watch.observe(other, FRAME[::-1]) == []  # one frame is not enough
+    assert [(s.player, set(s.tiles)) for s in watch.observe(other, FRAME[::-1])] == [("R", {1, 2})]

@@ -77,7 +77,7 @@ def test_a_tile_read_another_way_where_its_picture_changed_was_turned_by_a_hand_
     for share, kind in ((0.6, "turned"), (0.05, "corrected")):
         t = Tracker(TWO, stable_frames=2)
         turned = seen(TWO, override={(1, 0): (2, 5)})
-        outs = [t.observe(turned, None, 1, lambda at, share=share: asked.append(at) or share) for _ in range(3)]
+        outs = [t.observe(turned, None, lambda at, share=share: asked.append(at) or share) for _ in range(3)]
         [c] = [o for o in outs if o is not None]
         assert [(ch.kind, ch.after) for ch in c.changes] == [(kind, Placement(2, 1, 0, 5))]
     assert set(asked) == {seen(TWO).tiles[1].center_px}  # asked about the tile that changed, not the other one
@@ -90,7 +90,7 @@ def test_a_tile_turned_too_quickly_to_see_after_the_table_settled_is_announced_a
     t.motion()
     assert len(feed(t, seen(TWO), 10)) == 1
     turned = seen(TWO, override={(1, 0): (2, 5)})
-    outs = [t.observe(turned, None, 1, lambda at: 0.6) for _ in range(3)]
+    outs = [t.observe(turned, None, lambda at: 0.6) for _ in range(3)]
     assert outs[0] is None
     [c] = [o for o in outs if o is not None]
     assert [(ch.kind, ch.after) for ch in c.changes] == [("turned", Placement(2, 1, 0, 5))]
@@ -98,7 +98,7 @@ def test_a_tile_turned_too_quickly_to_see_after_the_table_settled_is_announced_a
     t = Tracker(ONE, stable_frames=2)
     t.motion()
     feed(t, seen(TWO), 10)
-    assert [t.observe(turned, None, 1, lambda at: 0.0) for _ in range(3)] == [None] * 3
+    assert [t.observe(turned, None, lambda at: 0.0) for _ in range(3)] == [None] * 3
 
 
 def test_unsure_tile_is_reported_once_and_never_committed():
@@ -126,13 +126,13 @@ def test_a_committed_tile_read_badly_is_asked_about_only_when_its_picture_alone_
     assert feed(t, seen(three), 4) == []
     t.motion()
     # fingers resting over tile 2 and the table beside it (its neighbours' cells lie 87 px away): held, not asked
-    assert [t.observe(bad, None, 1, changed(100.0)) for _ in range(4)] == [None] * 4
+    assert [t.observe(bad, None, changed(100.0)) for _ in range(4)] == [None] * 4
     t.motion()
     # nothing changed where it lies: a misreading, held
-    assert [t.observe(bad, None, 1, changed(0.0)) for _ in range(4)] == [None] * 4
+    assert [t.observe(bad, None, changed(0.0)) for _ in range(4)] == [None] * 4
     t.motion()
     # its picture alone changed (turned by a hand no frame showed) and it cannot be read: asked
-    outs = [t.observe(bad, None, 1, changed(30.0)) for _ in range(3)]
+    outs = [t.observe(bad, None, changed(30.0)) for _ in range(3)]
     assert isinstance(outs[1], Unclear) and outs[1].cells == [(1, 0)] and t.committed == three
 
 
@@ -192,19 +192,19 @@ def test_a_vanished_tile_whose_neighbours_picture_changed_is_hidden_not_removed_
 
     t = Tracker(three, stable_frames=2)
     t.motion()
-    assert [t.observe(without_2, None, 1, under_fingers) for _ in range(OCCLUSION_PATIENCE)] == [None] * 30
+    assert [t.observe(without_2, None, under_fingers) for _ in range(OCCLUSION_PATIENCE)] == [None] * 30
     assert fingers in asked and set(asked) <= {at[1], at[3]}  # the vanished tile's neighbours, nothing else
     # lifted: tile 2 was there all along
     t.motion()
-    assert [t.observe(seen(three), None, 1, under_fingers) for _ in range(6)] == [None] * 6
+    assert [t.observe(seen(three), None, under_fingers) for _ in range(6)] == [None] * 6
     # a tile taken away whose neighbours show no change is removed as before
     t.motion()
-    [c] = [o for o in (t.observe(without_2, None, 1, lambda at: 0.0) for _ in range(4)) if o is not None]
+    [c] = [o for o in (t.observe(without_2, None, lambda at: 0.0) for _ in range(4)) if o is not None]
     assert [(ch.kind, ch.before) for ch in c.changes] == [("removed", Placement(2, 1, 0, 3))]
     # taking a tile away may nudge its neighbours: that alone holds the removal back only so long
     t = Tracker(three, stable_frames=2)
     t.motion()
-    outs = [t.observe(without_2, None, 1, under_fingers) for _ in range(OCCLUSION_PATIENCE + 5)]
+    outs = [t.observe(without_2, None, under_fingers) for _ in range(OCCLUSION_PATIENCE + 5)]
     [(i, c)] = [(i, o) for i, o in enumerate(outs) if o is not None]
     assert i >= OCCLUSION_PATIENCE and [ch.kind for ch in c.changes] == ["removed"]
 
@@ -398,15 +398,15 @@ def test_a_doubt_about_an_empty_cell_whose_picture_did_not_change_since_the_comm
 
     t = Tracker(ONE, stable_frames=2)
     t.motion()
-    outs = [o for o in (t.observe(circle, None, 1, only_tile_2_laid) for _ in range(4)) if o is not None]
+    outs = [o for o in (t.observe(circle, None, only_tile_2_laid) for _ in range(4)) if o is not None]
     assert [type(o) for o in outs] == [Commit] and outs[0].board == TWO
     # a tile laid there that cannot be read changed the picture: doubted, and still so once the table as committed
     # has been refreshed with it in view (nothing else is committed meanwhile)
     t = Tracker(ONE, stable_frames=2)
     t.motion()
-    outs = [t.observe(circle, None, 1, lambda point: 0.9) for _ in range(2)]
+    outs = [t.observe(circle, None, lambda point: 0.9) for _ in range(2)]
     assert isinstance(outs[-1], Unclear) and outs[-1].cells == [(2, 0)]
     three = seen(B((1, 0, 0, 0), (2, 1, 0, 3), (3, 0, 1, 0)), unreadable=[(2, 0)])
     t.motion()
-    assert [t.observe(three, None, 1, lambda point: 0.0) for _ in range(4)] == [None] * 4
+    assert [t.observe(three, None, lambda point: 0.0) for _ in range(4)] == [None] * 4
     assert t.committed == ONE

@@ -107,7 +107,7 @@ class GateConfig:
 
     motion: float = key(0.004, lambda v: _num(v) and 0 < v < 1, N_("a fraction of the image between 0 and 1"))
     """Share of the thumbnail that may change between frames before the frame counts as motion (a hand)."""
-    stable_frames: int = key(3, lambda v: _int(v) and 1 <= v <= 30, N_("a whole number 1..30"))
+    stable_frames: int = key(2, lambda v: _int(v) and 1 <= v <= 30, N_("a whole number 1..30"))
     """Consecutive still frames showing the same tiles before a board is committed."""
     min_confidence: float = key(CONFIDENT, lambda v: _num(v) and 0 < v <= 1, N_("a number in (0, 1]"))
     """A tile read less confidently than this is "can't read", never judged."""

@@ -42,7 +42,7 @@ class Sighting:
 class HandWatch:
     """Reads each seat's zone in still detections; `observe` gives the sightings that changed."""
 
-    def __init__(self, zones: Mapping[str, Zone], stable_frames: int = 3) -> None:
+    def __init__(self, zones: Mapping[str, Zone], stable_frames: int = 2) -> None:
         self.zones = dict(zones)
         self.stable_frames = stable_frames
         self.said: dict[str, tuple] = {}
@@ -58,14 +58,13 @@ class HandWatch:
         """Every zone in pixels of a frame of `size`, for the detector."""
         return [in_pixels(z, size) for z in self.zones.values()]
 
-    def observe(self, det: Detection, size: tuple[int, int], frames: int = 1) -> list[Sighting]:
-        """One still frame's detection (frame `size`: width, height; standing for `frames` still frames, as
-        `Tracker.observe`): the sightings that settled differently."""
+    def observe(self, det: Detection, size: tuple[int, int]) -> list[Sighting]:
+        """One still frame's detection (frame `size`: width, height): the sightings that settled differently."""
         readings = self._readings(det, size)
         out = []
         for player, reading in readings.items():
             same = self._last.get(player) == reading
-            self._streak[player] = self._streak.get(player, 0) + frames if same else frames
+            self._streak[player] = self._streak.get(player, 0) + 1 if same else 1
             self._last[player] = reading
             if self._streak[player] >= self.stable_frames and self.said.get(player) != reading:
                 self.said[player] = reading

@@ -118,6 +118,8 @@ class LiveLoop:
         """End-of-turn presses waiting for the table to settle (live.presses); a new game drops them."""
         self.motion = 0
         """Frames of motion over the table since the last still one the detector judged."""
+        self.unjudged: np.ndarray | None = None
+        """The last frame the gate skipped as motion: when the next one is still, it showed the table too."""
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
         self.reference_frame: np.ndarray | None = None
@@ -249,6 +251,7 @@ class LiveLoop:
     def _calibration_frame(self, frame: np.ndarray) -> None:
         """While calibrating no move is judged; a menu calibration step asked for runs on the first still frame."""
         self.tracker.motion()  # the table is cleared and a sheet laid on it: not a game move
+        self.unjudged = None
         if not self.gate.moving(frame):
             self.jobs.still(frame)
 
@@ -300,6 +303,7 @@ class LiveLoop:
     def _unseen(self) -> None:
         """The table may have changed out of sight: nothing seen before counts towards a commit."""
         self.gate.reset()
+        self.unjudged = None
         self._moved()
 
     def _moved(self) -> None:
@@ -318,15 +322,23 @@ class LiveLoop:
         self.jobs.forget_step()
         t0 = time.perf_counter()
         moving = self.gate.moving(frame)
-        t1 = time.perf_counter()
-        self.stats.gate_s.append(t1 - t0)
+        self.stats.gate_s.append(time.perf_counter() - t0)
         if moving:
             self.stats.skipped += 1
             self._moved()
+            self.unjudged = frame
             return None
         # the gate compares each frame with the one before: that one shows this picture too, so it was still as well,
-        # though skipped as a change from the hand before it (the first frame after every motion)
-        frames = 2 if self.motion else 1
+        # though skipped as a change from the hand before it (the first frame after every motion); it is judged first,
+        # so that a table still for `stable_frames` frames is committed, each of them read by the detector
+        earlier, self.unjudged = self.unjudged, None
+        if earlier is not None:
+            self._look(earlier)
+        return self._look(frame)
+
+    def _look(self, frame: np.ndarray) -> Detection | None:
+        """A still frame through the detector, the tracker and the referee; the detection, unless it failed."""
+        t1 = time.perf_counter()
         try:
             det = self.detect(frame)
         except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
@@ -340,7 +352,7 @@ class LiveLoop:
         if det.tile_px > 0:
             self.tile_px = det.tile_px
         if self.hands is not None:  # the hands first: a tile drawn after one laid is known when that one is judged
-            sightings = self.hands.observe(det, (frame.shape[1], frame.shape[0]), frames)
+            sightings = self.hands.observe(det, (frame.shape[1], frame.shape[0]))
             if sightings:
                 out = self.referee.hands(sightings)
                 if out.saved or out.events:
@@ -350,7 +362,7 @@ class LiveLoop:
         self.motion = 0
         changed_at = (partial(self._changed_at, frame, light_gain(self.reference_frame, frame))
                       if self.reference_frame is not None and self.tile_px else None)
-        result = self.tracker.observe(det, self._changed_tiles(frame), frames, changed_at)
+        result = self.tracker.observe(det, self._changed_tiles(frame), changed_at)
         t = self.tracker
         if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
             # the table as committed, in today's light, and where its board lies (not while a hand hides a tile)

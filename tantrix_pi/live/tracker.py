@@ -199,7 +199,7 @@ def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[li
 class Tracker:
     """Turns detections of still frames into commits; `motion()` marks a frame where something moved."""
 
-    def __init__(self, board: Board | None = None, stable_frames: int = 3, min_confidence: float = CONFIDENT) -> None:
+    def __init__(self, board: Board | None = None, stable_frames: int = 2, min_confidence: float = CONFIDENT) -> None:
         self.committed = board.copy() if board is not None else Board()
         self.stable_frames = stable_frames
         self.min_confidence = min_confidence
@@ -250,12 +250,11 @@ class Tracker:
         self.moved_since_commit = True
         self._reset_window()
 
-    def observe(self, det: Detection, changed_tiles: float | None = None, frames: int = 1,
+    def observe(self, det: Detection, changed_tiles: float | None = None,
                 changed_at: Callable[[tuple[float, float]], float] | None = None) -> Commit | Unclear | None:
         """Take one still frame's detection; a Commit when the board is settled and changed, Unclear when
         it is settled but some tile cannot be read, else None.
 
-        `frames`: how many still frames the detection stands for (2: the frame before showed the same picture).
         `changed_tiles`: how many tiles' worth of the picture differ from the last committed table (None:
         unknown). When far more of the picture changed than the changed cells explain, something (a hand,
         an arm) rests over the board: nothing is committed or reported for up to OCCLUSION_PATIENCE frames; while it
@@ -275,15 +274,15 @@ class Tracker:
             p = apply(self.transform, st.placement)
             cell = p.cell
             self.latest[cell], centres[cell] = p, st.center_px
-            seen_frames[cell] += frames
+            seen_frames[cell] += 1
             key = (p.tile, p.rot)
             tally = readings[cell].get(key)
             if tally is None:
                 tally = readings[cell][key] = Tally(p)
-            tally.weight += st.confidence * frames
-            tally.reads += frames
+            tally.weight += st.confidence
+            tally.reads += 1
         cells = frozenset(self.latest)
-        self.streak = self.streak + frames if cells == self.last_cells else frames
+        self.streak = self.streak + 1 if cells == self.last_cells else 1
         self.last_cells = cells
         if self.streak < self.stable_frames:
             return None
