@@ -264,7 +264,7 @@ def test_config_defaults_and_values(tmp_path):
                  '[mode]\nkind = "discovery"\ndiscovery = 12\nplayers = ["green", "red", "blue"]\n')
     cfg = config.load(f)
     assert cfg.camera.source == "folder" and cfg.camera.fps == 5
-    assert cfg.gate.stable_frames == 3
+    assert cfg.gate.stable_frames == 2
     assert cfg.mode.puzzle_spec == "discovery:12"
     assert cfg.mode.player_letters == ["G", "R", "B"]
 

@@ -50,8 +50,8 @@ from tantrix_pi.live.sinks import ConsoleSink, JsonLinesSink, MemorySink, Sink, 
 from tantrix_pi.live.store import Store
 
 STILL, HAND = 3, 1
-"""Frames per still table and per hand pass in the demo recording (the demo runs with stable_frames 2: the
-first still frame after a hand is motion, the next two agree)."""
+"""Frames per still table and per hand pass in the demo recording (with the service's stable_frames 2 the first
+still frame after a hand, motion to the gate, and the next commit the table; the third shows what was said)."""
 
 ZONE_DEPTH = (0.18, 0.2)
 """How far a hand zone along a side of the frame reaches in: a share of the width (left and right zones) and
@@ -299,7 +299,6 @@ def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: 
         shutil.rmtree(out / "display", ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     cfg = config_mod.from_dict({"camera": {"source": "folder", "path": "(bundled recording)"},
-                                "gate": {"stable_frames": 2},
                                 "display": {"kind": "png", "dir": str(out / "display")},
                                 "mode": {"kind": "game", "players": load_record()["players"]},
                                 "paths": {"state_dir": str(out)}}, "demo")
