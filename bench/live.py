@@ -276,7 +276,8 @@ def main() -> int:
     print()
     print("| measure | value |")
     print("|---|---|")
-    print(f"| frames replayed | {st.frames} ({st.skipped} skipped for motion, {st.detected} detected) |")
+    print(f"| frames replayed | {st.frames} ({st.skipped} skipped for motion, {st.read_after} of them read once the "
+          f"next was still; {st.detected} detected) |")
     print(f"| loop fps (all frames) | {st.frames / wall:.2f} |")
     for what, values in (("a tile laid or turned", laid), (f"a tile gone from a cell (+{REMOVAL_EXTRA} frames)", gone)):
         if values:

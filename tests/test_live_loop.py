@@ -510,7 +510,8 @@ def test_the_frame_skipped_after_a_hand_is_read_by_the_detector_once_the_next_is
     loop = LiveLoop(scene_source(scenes, lambda: loop.commands), detect, store, Setup("game", ["R", "Y"]), sink)
     loop.run()
     assert [m.placement for m in store.moves(loop.game)] == [GAME[0]]
-    assert loop.stats.skipped == 1 + 2 + 1 and loop.stats.detected == 2 + 2 == len(looked)
+    assert loop.stats.skipped == 1 + 2 + 1 and loop.stats.read_after == 2
+    assert loop.stats.detected == 2 + 2 == len(looked)
 
 
 def test_a_hand_zone_is_seen_once_stable_frames_still_frames_agree():

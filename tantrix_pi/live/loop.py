@@ -61,6 +61,8 @@ class Stats:
     frames: int = 0
     skipped: int = 0
     detected: int = 0
+    read_after: int = 0
+    """Frames the gate skipped after motion, read once the next frame showed them still."""
     commits: int = 0
     detector_errors: int = 0
     gate_s: list[float] = field(default_factory=list)
@@ -333,6 +335,7 @@ class LiveLoop:
         # so that a table still for `stable_frames` frames is committed, each of them read by the detector
         earlier, self.unjudged = self.unjudged, None
         if earlier is not None:
+            self.stats.read_after += 1
             self._look(earlier)
         return self._look(frame)
 
