@@ -94,12 +94,12 @@ class MotionGate:
         self.changed = float(np.count_nonzero(cv2.absdiff(small, prev) > self.level)) / small.size
         return self.changed > self.motion
 
-    def changed_from(self, reference: np.ndarray, where: np.ndarray | None = None) -> float:
-        """Fraction of the last frame's thumbnail that differs from an earlier thumbnail, counting only the pixels
+    def changed_from(self, small: np.ndarray, reference: np.ndarray, where: np.ndarray | None = None) -> float:
+        """Fraction of a frame's thumbnail (`small`) that differs from an earlier thumbnail, counting only the pixels
         `where` is true (a mask from `near`; None: all of them)."""
-        if self.prev is None or reference.shape != self.prev.shape:
+        if reference.shape != small.shape:
             return 1.0
-        changed = cv2.absdiff(self.prev, reference) > self.level
+        changed = cv2.absdiff(small, reference) > self.level
         return float(np.count_nonzero(changed if where is None else changed & where)) / reference.size
 
     def near(self, points_px, radius_px: float, frame_shape: tuple[int, ...]) -> np.ndarray:

@@ -120,8 +120,9 @@ class LiveLoop:
         """End-of-turn presses waiting for the table to settle (live.presses); a new game drops them."""
         self.motion = 0
         """Frames of motion over the table since the last still one the detector judged."""
-        self.unjudged: np.ndarray | None = None
-        """The last frame the gate skipped as motion: when the next one is still, it showed the table too."""
+        self.unjudged: tuple[np.ndarray, np.ndarray] | None = None
+        """The last frame the gate skipped as motion, and its thumbnail: when the next one is still, it showed the
+        table too."""
         self.reference: np.ndarray | None = None
         """Thumbnail of the table when it last matched the committed board."""
         self.reference_frame: np.ndarray | None = None
@@ -328,7 +329,7 @@ class LiveLoop:
         if moving:
             self.stats.skipped += 1
             self._moved()
-            self.unjudged = frame
+            self.unjudged = frame, self.gate.prev
             return None
         # the gate compares each frame with the one before: that one shows this picture too, so it was still as well,
         # though skipped as a change from the hand before it (the first frame after every motion); it is judged first,
@@ -336,11 +337,12 @@ class LiveLoop:
         earlier, self.unjudged = self.unjudged, None
         if earlier is not None:
             self.stats.read_after += 1
-            self._look(earlier)
-        return self._look(frame)
+            self._look(*earlier)
+        return self._look(frame, self.gate.prev)
 
-    def _look(self, frame: np.ndarray) -> Detection | None:
-        """A still frame through the detector, the tracker and the referee; the detection, unless it failed."""
+    def _look(self, frame: np.ndarray, small: np.ndarray) -> Detection | None:
+        """A still frame (`small`: its gate thumbnail) through the detector, the tracker and the referee; the
+        detection, unless it failed."""
         t1 = time.perf_counter()
         try:
             det = self.detect(frame)
@@ -365,11 +367,11 @@ class LiveLoop:
         self.motion = 0
         changed_at = (partial(self._changed_at, frame, light_gain(self.reference_frame, frame))
                       if self.reference_frame is not None and self.tile_px else None)
-        result = self.tracker.observe(det, self._changed_tiles(frame), changed_at)
+        result = self.tracker.observe(det, self._changed_tiles(frame, small), changed_at)
         t = self.tracker
         if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
             # the table as committed, in today's light, and where its board lies (not while a hand hides a tile)
-            self.reference = self.gate.prev
+            self.reference = small
             self.reference_frame = frame
             self.reference_area = self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
                                                  frame.shape) if det.tiles and det.tile_px > 0 else None
@@ -391,14 +393,14 @@ class LiveLoop:
             self._say(out.events, out)
         return det
 
-    def _changed_tiles(self, frame: np.ndarray) -> float | None:
-        """How many tile areas of the picture on and next to the board differ from the table as last committed
-        (None: unknown)."""
+    def _changed_tiles(self, frame: np.ndarray, small: np.ndarray) -> float | None:
+        """How many tile areas of the picture (`small`: the frame's gate thumbnail) on and next to the board differ
+        from the table as last committed (None: unknown)."""
         if self.reference is None or not self.tile_px:
             return None
         h, w = frame.shape[:2]
         tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
-        return self.gate.changed_from(self.reference, self.reference_area) / tile_share
+        return self.gate.changed_from(small, self.reference, self.reference_area) / tile_share
 
     def _changed_at(self, frame: np.ndarray, gain: np.ndarray, point: tuple[float, float]) -> float:
         """The share of the picture around `point` (a tile's centre) that differs from the table as last committed,
