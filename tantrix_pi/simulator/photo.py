@@ -19,7 +19,7 @@ See docs/simulator.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple
@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from tantrix_pi.board import Board, Placement
-from tantrix_pi.grid import SQRT3, centre, corners, edge_midpoint
+from tantrix_pi.grid import SQRT3, Cell, centre, corners, edge_midpoint
 from tantrix_pi.simulator.camera import Lens, camera_homography, focal_px, pose, sensor, to_image
 from tantrix_pi.simulator.light import LIGHT_STEP, illuminate, shadow_across
 from tantrix_pi.simulator.objects import CLUTTER, EDGES, Clutter, draw_clutter, draw_hand
@@ -105,6 +105,7 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
                  clutter: Sequence[str | Clutter] = (),
                  center: tuple[float, float] | None = None, focus: tuple[float, float] | None = None,
                  gap: float = 0.03, jitter: float = 1.0, rim: float = 1.0, sprites: Sprites | None = None,
+                 nudged: Mapping[Cell, tuple[float, float, float]] | None = None,
                  k1: float = 0.0, k2: float = 0.0, frame: int = 0) -> Photo:
     """Photograph `board` on a table: the image of `size` (w, h), its truth and what covers the tiles.
 
@@ -117,7 +118,8 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
     removes), exposure (0.3: a dim room), glare (0 none, 1 blows out a spot's centre) on glare_spots
     spots, cast_shadow (0 none .. 1 black: a big soft shadow across part of the table).
     Table and tiles: table (one of TABLES), gap (between tiles, a share of the circumradius), jitter
-    (scales the hand-placed offsets and twists), rim (how much the tiles' rims catch the light), sprites
+    (scales the hand-placed offsets and twists), nudged (board cell -> (dx, dy circumradii, degrees): a tile knocked
+    off where it was laid, e.g. by its neighbour's), rim (how much the tiles' rims catch the light), sprites
     (`(tile, face_up, circumradius_px) -> premultiplied BGRA` square picture of the tile's top face in its
     stored turn, pointy-top and centred; default: the drawn tiles).
     Around the board: loose / face_down (tile numbers apart from it where the seed puts them, loose_style
@@ -145,7 +147,7 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
     palette = int(rng.integers(len(PALETTES)))
     arc_width = float(rng.choice([0.18, 0.23, 0.28]))
     draw = sprites or partial(tile_sprite, arc_width=arc_width, palette=palette, rim=rim)
-    laid = _lay_board(board, seed, s, jitter)
+    laid = _lay_board(board, seed, s, jitter, nudged or {})
     laid += _lay_apart(apart_rng, laid, loose, face_down, loose_style, apart, s, board_to_img, lens, yaw_deg)
     radius = s * (1.0 - gap)
     img, tile_mask, shadow = _table_and_tiles(table_rng, kind=table, laid=laid, radius=radius,
@@ -186,6 +188,7 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
                    "blur": blur, "noise": noise, "jpeg_quality": jpeg_quality, "loose_style": loose_style,
                    "occluder": occluder, "occluder_from": occluder_from, "center": center, "focus": focus, "gap": gap,
                    "jitter": jitter, "rim": rim,
+                   "nudged": [[*cell, *by] for cell, by in sorted((nudged or {}).items())],
                    "sprites": "drawn" if sprites is None else "given", "k1": k1, "k2": k2, "frame": frame,
                    "palette": palette, "arc_width": arc_width},
         "homography_board_to_px": board_to_img.tolist(),
@@ -212,11 +215,14 @@ def _hand_place(seed: int, tile: int, key: tuple[int, int], jitter: float) -> tu
     return float(dx), float(dy), float(np.clip(r.normal(0, 1.5 * jitter), -4 * jitter, 4 * jitter))
 
 
-def _lay_board(board: Board, seed: int, s: float, jitter: float) -> list[_Laid]:
-    """The board's tiles on their cells (circumradius `s` px), each a little off as a hand lays it."""
+def _lay_board(board: Board, seed: int, s: float, jitter: float, nudged: Mapping[Cell, tuple[float, float, float]]
+               ) -> list[_Laid]:
+    """The board's tiles on their cells (circumradius `s` px), each a little off as a hand lays it, and those in
+    `nudged` knocked further."""
     laid = []
     for p in board:
-        dx, dy, twist = _hand_place(seed, p.tile, p.cell, jitter)
+        dx, dy, twist = (a + b for a, b in zip(_hand_place(seed, p.tile, p.cell, jitter),
+                                                nudged.get(p.cell, (0.0, 0.0, 0.0)), strict=True))
         cx, cy = centre(p.cell, s)
         laid.append(_Laid(p.tile, True, p, cx + dx * s, cy + dy * s, 60.0 * p.rot + twist, None))
     return laid
