@@ -1,7 +1,8 @@
 """The live loop on a photographed game: its speed (fps, latency, gate vs detector, RSS) and whether it got it right.
 
     ./run.sh python bench/live.py [--moves 24] [--all] [--moved [N]] [--turned [N]] [--lamp [N]] [--cup [N]]
-                                  [--rest [N]] [--quick-press] [--players 2] [--hands [--skip [N]]] [--seed 23]
+                                  [--rest [N]] [--nudged [N]] [--pushed [N]] [--knocked [N]] [--quick-press]
+                                  [--players 2] [--hands [--skip [N]]] [--seed 23]
                                   [--table dark_wood]
                                   [--light-k 2700] [--awb 0.3] [--exposure 0.75] [--size 1640x1232]
                                   [--tile-px PX] [--still 5] [--hand 2] [--frames DIR] [--events]
@@ -22,6 +23,12 @@ each at its own move; --all: every one):
     --cup     after that move a cup is set down beside the board for 12 still frames, then taken away
     --rest    after that move a hand rests at the frame's edge (the left, or the first free of hand zones) for
               40 still frames and the next two moves
+    --nudged  that move's tile, laid against the board, knocks a neighbour 2 mm away and 6 degrees askew, where it
+              stays for the rest of the game
+    --pushed  the hand laying that move's tile pushes the whole board across the table (0.4 and 0.25 tile widths
+              along the photo's x and y, turned 5 degrees), where it lies for the rest of the game
+    --knocked the camera is knocked as that move's tile is laid: the whole picture moves 0.25 and 0.15 tile widths
+              and turns 1 degree, for the rest of the game (the hand zones stay where they were set up)
     --skip    (with --hands; not in --all) that move fills a forced space, and its player first lays the tile on a
               free cell instead (legal but for the compulsory fill), then takes it back; without N the first fill
               from the middle of the game on that starts its player's turn (else the first fill from there on)
@@ -95,8 +102,12 @@ from tantrix_pi.vision import photo  # noqa: E402
 
 NAMES = {"moved": "illegal tile moved straight to its cell", "turned": "tile turned in place after it was laid",
          "lamp": "lamp switched on", "cup": "cup set down beside the board and taken away",
-         "rest": "hand resting at the frame's edge", "skip": "forced fill skipped: a free move made instead",
+         "rest": "hand resting at the frame's edge", "pushed": "the whole board pushed as a tile is laid",
+         "nudged": "a tile laid knocks its neighbour askew", "knocked": "the camera knocked as a tile is laid",
+         "skip": "forced fill skipped: a free move made instead",
          recording.TAKEN_BACK: "illegal tile taken back"}
+DURING = ("moved", "turned", "nudged", "pushed", "knocked", "skip")
+"""The behaviours made while a move's tile is laid: their row ends with its placement."""
 
 
 IN_VIEW = "in_view.json"
@@ -496,7 +507,7 @@ class Check:
             scenes = [k for k, s in enumerate(demo.scenes) if s.behaviour == name]
             if not scenes:
                 continue
-            then = scenes[-1] if name in (recording.TAKEN_BACK, "moved", "turned", "skip") else next(
+            then = scenes[-1] if name in (recording.TAKEN_BACK, *DURING) else next(
                 (k for k in range(scenes[-1] + 1, len(demo.scenes)) if _placing(demo.scenes[k])), scenes[-1])
             lo, hi = self.starts[scenes[0]], self.starts[then + 1]
             expect = [i for i, (k, _s) in enumerate(self.expected) if scenes[0] <= k <= then]
@@ -518,7 +529,7 @@ class Check:
                             else f"; stored as {kept[0]}'s")
             else:
                 before = len({s.says.move for s in demo.scenes[:scenes[0]] if _placing(s)})
-                where = f"move {before + 1}" if name == "skip" else f"after move {before}"
+                where = f"move {before + 1}" if name in DURING else f"after move {before}"
             wanted = ", ".join(recording.ANNOUNCED[self.expected[i][1].verdict] for i in expect) or "nothing"
             rows.append((f"{NAMES[name]} ({where})", wanted, got, good))
         return rows

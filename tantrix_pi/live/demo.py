@@ -143,7 +143,8 @@ class Demo:
     """Who made each placement (colour letters)."""
     zones: dict[str, list[list[float]]] = field(default_factory=dict)
     """Each seat's hand zone: a polygon of [x, y] fractions of the frame (the configuration's [seats])."""
-    _truth: dict | None = field(default=None, init=False, repr=False, compare=False)
+    _truths: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The simulator's truth about the empty table, by how far the board is pushed (`cell_px`)."""
 
     @classmethod
     def bundled(cls, still: int = STILL, hand: int = HAND, moves: int | None = None,
@@ -200,7 +201,7 @@ class Demo:
                 for j in range(scene.frames):
                     t = (j + 1) / (scene.frames + 1)
                     reach = (w * (0.2 + 0.5 * t), h * (0.3 + 0.1 * (i % 4))) if scene.reach is None else \
-                        self.cell_px(scene.reach)
+                        self.cell_px(scene.reach, scene.push)
                     yield Shot(scene.board, i * 100 + j, 1, None, {**options, "occluder": reach})
             else:  # a still table: one photo, several frames
                 if scene.rest is not None:
@@ -214,11 +215,15 @@ class Demo:
         on the table, the tiles in the zones."""
         from tantrix_pi.simulator import Apart, Clutter
 
-        options: dict = {}
+        options: dict = self._pushed(scene.push)
+        if scene.nudged:
+            options["nudged"] = dict(scene.nudged)
+        if scene.knock is not None:
+            options["knock"] = scene.knock
         if scene.light is not None:
             options.update(light_k=scene.light.light_k, awb=scene.light.awb, exposure=scene.light.exposure)
         if scene.clutter:
-            options["clutter"] = [Clutter(kind, self.cell_px(cell)) for kind, cell in scene.clutter]
+            options["clutter"] = [Clutter(kind, self.cell_px(cell, scene.push)) for kind, cell in scene.clutter]
         if scene.hands:
             apart = []
             for seat, slots in scene.hands.items():
@@ -228,13 +233,24 @@ class Demo:
             options["apart"] = apart
         return options
 
-    def cell_px(self, cell: tuple[int, int]) -> tuple[float, float]:
-        """The image pixel of a board cell's centre in the recording's photos (the camera stays put on its focus)."""
+    def cell_px(self, cell: tuple[int, int], push: tuple[float, float, float] | None = None) -> tuple[float, float]:
+        """The image pixel of a board cell's centre in the recording's photos (the camera stays put on its focus),
+        with the board pushed across the table by `push` (a `Scene.push`)."""
         from tantrix_pi.simulator import cell_px, render_scene
 
-        if self._truth is None:
-            self._truth = render_scene(Board(), **self.render).truth
-        return cell_px(self._truth, cell)
+        if push not in self._truths:
+            self._truths[push] = render_scene(Board(), **{**self.render, **self._pushed(push)}).truth
+        return cell_px(self._truths[push], cell)
+
+    def _pushed(self, push: tuple[float, float, float] | None) -> dict:
+        """The simulator's parameters that lay the board pushed across the table by `push` (none when None)."""
+        if push is None:
+            return {}
+        dx, dy, turn = push
+        w, h = self.render["size"]
+        tile = self.render["tile_px"]
+        return {"center": ((w - 1) / 2 + dx * tile, (h - 1) / 2 + dy * tile),
+                "yaw_deg": self.render.get("yaw_deg", 0.0) + turn}
 
     def zones_px(self) -> list[np.ndarray]:
         """The hand zones as image pixel polygons (what `vision.detect(..., zones=)` takes)."""
@@ -285,7 +301,16 @@ def rendered(shot: Shot, render: dict) -> tuple[np.ndarray, dict]:
     """`photograph`, and the simulator's truth about it (each tile's place, how much of it a hand hides)."""
     from tantrix_pi.simulator import render as draw
 
-    return draw(shot.board, frame=shot.frame, **{**render, **shot.options})
+    options = {**render, **shot.options}
+    knock = options.pop("knock", None)
+    image, truth = draw(shot.board, frame=shot.frame, **options)
+    if knock is not None:  # the camera turned a little on its arm: the whole picture moves (its edge repeats)
+        dx, dy, degrees = knock
+        h, w = image.shape[:2]
+        m = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -degrees, 1.0)
+        m[:, 2] += (dx * options["tile_px"], dy * options["tile_px"])
+        image = cv2.warpAffine(image, m, (w, h), borderMode=cv2.BORDER_REFLECT)
+    return image, truth
 
 
 def run_demo(out: Path, console: bool = True, extra: Sink | None = None, moves: int | None = None,

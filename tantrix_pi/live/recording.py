@@ -5,7 +5,8 @@ standing on the table, a hand resting at the frame's edge and the tiles in each 
 turns a game (placements in order) into scenes: each tile is brought in by a hand (frames with motion), then the
 table stays still long enough for the stability gate. `Behaviours` names at which moves the players do what
 players do besides playing (an illegal tile moved straight to its place, a tile turned after it was put down, a
-lamp switched on, a cup set down beside the board, a hand resting at the edge), and each scene whose board
+lamp switched on, a cup set down beside the board, a hand resting at the edge, the whole board pushed across the
+table), and each scene whose board
 changed says what the referee must announce once it has settled (`Says`). One illegal placement can be played
 and then taken back (`illegal_at`, the bundled demo's mistake).
 """
@@ -38,6 +39,18 @@ class Light:
 
 LAMP = Light(4200.0, 0.5, 1.3)
 """A lamp switched on over the table: brighter and whiter than the dim warm room of the benches (2700 K, 0.75)."""
+
+PUSH = (0.4, 0.25, 5.0)
+"""How far a hand laying a tile pushes the whole board across the table: (dx, dy) tile widths along the image's x and
+y, turned clockwise by that many degrees. Its tiles keep their cells; only where the board lies changes."""
+
+KNOCK = (0.25, 0.15, 1.0)
+"""How far a camera knocked as a tile is laid moves the whole picture: (dx, dy) tile widths along the image's x and
+y, turned clockwise by that many degrees (the camera turned about a degree on its arm)."""
+
+NUDGE = (0.08, 6.0)
+"""How far a tile laid against the board knocks a neighbour: away from it by that share of a circumradius (2 mm),
+turned by that many degrees."""
 
 REST_AT = (0.07, 0.5)
 """Where a hand resting at the frame's edge reaches to, in (x, y) fractions of the frame: in from the left edge,
@@ -81,6 +94,12 @@ class Scene:
     hands: dict[str, tuple[int | None, ...]] = field(default_factory=dict)
     """Each seat's tiles lying face up in its hand zone, slot by slot (None: an empty slot); seats by colour
     name ("red")."""
+    nudged: tuple[tuple[Cell, tuple[float, float, float]], ...] = ()
+    """Board tiles knocked off where they were laid: (cell, (dx, dy circumradii, degrees))."""
+    push: tuple[float, float, float] | None = None
+    """How far the board has been pushed across the table (`PUSH`'s form); None: where it was laid."""
+    knock: tuple[float, float, float] | None = None
+    """How far the camera has been knocked (`KNOCK`'s form); None: where it was set up."""
     behaviour: str | None = None
     """The behaviour the scene is part of (a `Behaviours` name, or "taken back" for `illegal_at`), None: play."""
 
@@ -102,6 +121,13 @@ class Behaviours:
     rest: int | None = None
     """After that move a hand comes to rest at the frame's edge (at `rest_at`) for `rest_frames` still frames,
     and stays there while the next `rest_moves` moves are made."""
+    nudged: int | None = None
+    """That move's tile, laid against the board, knocks a neighbour askew (`NUDGE`) for the rest of the game."""
+    pushed: int | None = None
+    """The hand laying that move's tile pushes the whole board across the table (`PUSH`), where it lies for the rest
+    of the game."""
+    knocked: int | None = None
+    """The camera is knocked as that move's tile is laid (`KNOCK`), and stays so for the rest of the game."""
     skip: int | None = None
     """That move fills a forced space; its player first lays the tile on a free cell instead, where it is legal but
     for the forced fill the rules make compulsory, then takes it back (with the hands in view: refused, since the
@@ -114,7 +140,7 @@ class Behaviours:
     rest_moves: int = 2
     rest_at: tuple[float, float] = REST_AT
 
-    NAMES = ("moved", "turned", "lamp", "cup", "rest")
+    NAMES = ("moved", "turned", "lamp", "cup", "rest", "nudged", "pushed", "knocked")
     """The behaviours, in the order `spread` puts them in a game."""
 
     @classmethod
@@ -197,24 +223,25 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     player draws (a hand over the table, then the zone holds the drawn tile in the freed slot).
     """
     b = behaviours
-    before = [i for i in (illegal_at, b.moved, b.turned, b.skip) if i is not None]
+    before = [i for i in (illegal_at, b.moved, b.turned, b.skip, b.nudged, b.pushed, b.knocked) if i is not None]
     after = [i for i in (b.lamp, b.cup, b.rest) if i is not None]
     if len(set(before)) < len(before) or len(set(after)) < len(after):
         raise ValueError("one behaviour per move: two of them were given the same move")
-    if any(i < 1 for i in (b.moved, b.turned) if i is not None):
-        raise ValueError("a tile is moved or turned into place from the second move on (the first is legal anywhere "
-                         "at any turn)")
+    if any(i < 1 for i in (b.moved, b.turned, b.nudged) if i is not None):
+        raise ValueError("a tile is moved or turned into place, or knocks a neighbour, from the second move on (the "
+                         "first is legal anywhere at any turn, and has no neighbour)")
     if any(i >= len(moves) for i in (*before, *after)):
         raise ValueError(f"a behaviour after the game's last move ({len(moves)} moves)")
     scenes: list[Scene] = []
-    light, rest_until = None, -1
+    light, push, knock, knocked, rest_until = None, None, None, {}, -1
     zone = hands[0] if hands else {}
 
     def add(board: Board, frames: int, hand: bool = False, note: str = "", **more) -> None:
         resting = not hand and rest_until >= 0
         more = {"behaviour": "rest", **more} if resting else more
         scenes.append(Scene(board.copy(), frames, hand, note, light=light, rest=b.rest_at if resting else None,
-                            hands=dict(zone), **more))
+                            hands=dict(zone), **{"push": push, "knock": knock, "nudged": tuple(sorted(knocked.items())),
+                                                 **more}))
 
     add(Board(), still, note="empty table")
     board = Board()
@@ -237,8 +264,12 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
                 says=Says(ILLEGAL, wrong), **slip)
             add(_with(board, wrong), hand, True, "a hand takes it back", reach=wrong.cell, **slip)
             add(board, still + 3, note=f"tile {p.tile} taken back", says=Says(TAKEN_BACK, wrong), **slip)
-        slip = {"behaviour": "moved"} if b.moved == i else {"behaviour": "turned"} if b.turned == i else {}
+        name = next((n for n in ("moved", "turned", "nudged", "pushed", "knocked") if getattr(b, n) == i), None)
+        slip = {"behaviour": name} if name else {}
+        if name == "pushed":  # the board on its way
+            push = tuple(v / 2 for v in PUSH)
         add(board, hand, True, f"a hand brings tile {p.tile}", **slip)
+        push, knock = PUSH if name == "pushed" else push, KNOCK if name == "knocked" else knock
         verdict = PLACED
         if b.moved == i:
             wrong = an_illegal_placement(board, [p.tile], avoid=(p.cell,))
@@ -254,6 +285,8 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
             add(_with(board, wrong), hand, True, f"a hand turns tile {p.tile} to turn {p.rot}", reach=p.cell, **slip)
             verdict = TURNED
         board.place(p)
+        if b.nudged == i:
+            knocked[_knocked(board, p.cell)] = _knock(p.cell, _knocked(board, p.cell))
         press = "end_turn" if i in turn_ends else None
         drawn = hands is not None and i + 1 < len(hands) and hands[i + 1] != zone
         settle = still + 3 if verdict == MOVED else still  # a tile gone from a cell takes the tracker longer
@@ -285,6 +318,18 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
             rest_until = i + b.rest_moves
             add(board, b.rest_frames, note="a hand resting at the frame's edge")
     return scenes
+
+
+def _knocked(board: Board, cell: Cell) -> Cell:
+    """The neighbour a tile laid on `cell` knocks: the first of the board's tiles beside it."""
+    return min(c for c in board.cells if distance(c, cell) == 1)
+
+
+def _knock(by: Cell, cell: Cell) -> tuple[float, float, float]:
+    """`NUDGE` of the tile on `cell`, away from the tile laid on `by`: (dx, dy circumradii, degrees)."""
+    (ax, ay), (bx, by_) = centre(by), centre(cell)
+    length = ((bx - ax) ** 2 + (by_ - ay) ** 2) ** 0.5
+    return NUDGE[0] * (bx - ax) / length, NUDGE[0] * (by_ - ay) / length, NUDGE[1]
 
 
 def _with(board: Board, p: Placement) -> Board:
