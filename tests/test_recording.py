@@ -11,14 +11,17 @@ from live_fakes import detect_frame, scene_source
 from tantrix_pi import rules
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import Game
-from tantrix_pi.grid import distance
+from tantrix_pi.grid import centre, distance
 from tantrix_pi.live.demo import Demo
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import (
     ILLEGAL,
+    KNOCK,
     LAMP,
     MOVED,
+    NUDGE,
     PLACED,
+    PUSH,
     REST_AT,
     TAKEN_BACK,
     TURNED,
@@ -112,18 +115,42 @@ def test_a_hand_rests_at_the_edge_through_its_still_frames_and_the_next_moves():
     assert all(s.hand for s in scenes[resting[0]:resting[-1]] if s.rest is None)  # only a placing hand in between
 
 
+def test_a_tile_laid_knocks_one_neighbour_askew_for_the_rest_of_the_game():
+    scenes = script(MOVES, still=4, hand=2, behaviours=Behaviours(nudged=6))
+    then = settled(scenes, Says(PLACED, MOVES[6], 6))
+    assert not any(s.nudged for s in scenes[:then])
+    (cell, (dx, dy, twist)), = scenes[then].nudged
+    assert distance(cell, MOVES[6].cell) == 1 and cell in Board(MOVES[:6]).cells
+    assert math.isclose(math.hypot(dx, dy), NUDGE[0]) and twist == NUDGE[1]
+    (ax, ay), (bx, by) = centre(MOVES[6].cell), centre(cell)
+    assert dx * (bx - ax) + dy * (by - ay) > 0  # away from the tile that knocked it
+    assert all(s.nudged == scenes[then].nudged for s in scenes[then:])
+
+
+@pytest.mark.parametrize("name, field, whole", [("pushed", "push", PUSH), ("knocked", "knock", KNOCK)])
+def test_the_board_pushed_or_the_camera_knocked_as_a_tile_is_laid_stays_so(name, field, whole):
+    scenes = script(MOVES, still=4, hand=2, behaviours=Behaviours(**{name: 6}))
+    then = settled(scenes, Says(PLACED, MOVES[6], 6))
+    assert scenes[then - 1].hand and scenes[then - 1].behaviour == scenes[then].behaviour == name
+    assert all(getattr(s, field) is None for s in scenes[:then - 1])
+    assert getattr(scenes[then - 1], field) == (tuple(v / 2 for v in whole) if name == "pushed" else None)
+    assert all(getattr(s, field) == whole for s in scenes[then:])
+
+
 def test_behaviours_spread_over_a_game_each_at_its_own_move_and_two_at_one_move_are_refused():
     b = Behaviours.spread(24, avoid=(9,))
     at = [getattr(b, n) for n in Behaviours.NAMES]
-    assert len(set(at)) == 5 and 9 not in at and all(1 <= i < 24 for i in at) and at == sorted(at)
+    assert len(set(at)) == len(Behaviours.NAMES) and 9 not in at and all(1 <= i < 24 for i in at) and at == sorted(at)
     with pytest.raises(ValueError, match="one behaviour per move"):
         script(MOVES, illegal_at=4, behaviours=Behaviours(moved=4))
     with pytest.raises(ValueError, match="from the second move on"):
         script(MOVES, behaviours=Behaviours(turned=0))
+    with pytest.raises(ValueError, match="one behaviour per move"):
+        script(MOVES, behaviours=Behaviours(pushed=4, nudged=4))
     with pytest.raises(ValueError, match="after the game's last move"):
         script(MOVES[:6], behaviours=Behaviours(cup=6))
-    with pytest.raises(ValueError, match="too short for 5 behaviours"):
-        Behaviours.spread(5)
+    with pytest.raises(ValueError, match=f"too short for {len(Behaviours.NAMES)} behaviours"):
+        Behaviours.spread(len(Behaviours.NAMES))
 
 
 # -- what the referee must say: follow -------------------------------------------------------------------
@@ -293,6 +320,29 @@ def test_the_cup_and_the_resting_hand_cover_no_tile():
     ys, xs = np.nonzero(rest.cover > 127)
     w = rest.image.shape[1]
     assert xs.min() == 0 and xs.max() < 0.25 * w  # in from the left edge, beside the board
+
+
+def test_a_pushed_board_moves_on_the_table_and_a_knocked_camera_moves_the_whole_picture():
+    from tantrix_pi.live.demo import rendered
+
+    def settled_photo(behaviours):
+        demo = Demo.bundled(moves=4, behaviours=behaviours, size=(820, 616), tile_px=50.0)
+        shot = [s for s in demo.shots() if s.times > 1][-1]  # the last tile laid (the push or knock with it)
+        return rendered(shot, demo.render)
+
+    (plain, before), (pushed, after), (knocked, _) = (settled_photo(Behaviours(**b)) for b in ({}, {"pushed": 3},
+                                                                                              {"knocked": 3}))
+    grey = [cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32) for im in (plain, knocked)]
+    (dx, dy), _ = cv2.phaseCorrelate(*grey, cv2.createHanningWindow(grey[0].shape[::-1], cv2.CV_32F))
+    assert math.isclose(dx, KNOCK[0] * 50, abs_tol=1.5) and math.isclose(dy, KNOCK[1] * 50, abs_tol=1.5)
+    moved = [np.subtract(b["center_px"], a["center_px"]) for a, b in zip(before["tiles"], after["tiles"], strict=True)]
+    assert math.isclose(np.linalg.norm(np.mean(moved, axis=0)), math.hypot(*PUSH[:2]) * 50, abs_tol=3)
+    assert all(math.isclose(b["twist_deg"] - a["twist_deg"], PUSH[2], abs_tol=0.01)
+               for a, b in zip(before["tiles"], after["tiles"], strict=True))
+    table = np.ones(plain.shape[:2], bool)  # the table far from the board did not move with it
+    for t in (*before["tiles"], *after["tiles"]):
+        cv2.circle(table.view(np.uint8), tuple(int(v) for v in t["center_px"]), 60, 0, -1)
+    assert np.median(cv2.absdiff(plain, pushed).max(axis=2)[table]) <= 3
 
 
 @pytest.mark.parametrize("players, edge", [(2, "left"), (3, "right")])

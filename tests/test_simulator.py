@@ -382,6 +382,22 @@ def test_jitter_scales_how_far_hands_set_tiles_off_their_cells():
     assert np.median(twists[3.0]) > 2 * np.median(twists[1.0])
 
 
+def test_a_nudged_tile_lies_off_its_cell_by_the_nudge_and_its_neighbours_stay():
+    board = random_board(np.random.default_rng(6), 12)
+    cell = sorted(board.cells)[3]
+    plain = dict(seed=2, size=(800, 600), tile_px=60, jitter=0.0, **PLAIN)
+    _, laid = render(board, **plain)
+    _, knocked = render(board, nudged={cell: (0.1, -0.05, 7.0)}, **plain)
+    s = 60 / math.sqrt(3) / (1 - knocked["params"]["gap"])  # circumradius px of the grid (yaw 0, no tilt)
+    for a, b in zip(laid["tiles"], knocked["tiles"], strict=True):
+        shift = np.subtract(b["center_px"], a["center_px"])
+        if (b["q"], b["r"]) == cell:
+            assert np.allclose(shift, (0.1 * s, -0.05 * s), atol=0.05) and b["twist_deg"] == 7.0
+        else:
+            assert np.allclose(shift, 0, atol=0.01) and b["twist_deg"] == a["twist_deg"] == 0
+    assert knocked["params"]["nudged"] == [[*cell, 0.1, -0.05, 7.0]]
+
+
 def _grid_centres(truth):
     """Where each tile of `truth` would lie exactly on its cell."""
     s = truth["params"]["tile_px"] / math.sqrt(3) / (1 - truth["params"]["gap"])

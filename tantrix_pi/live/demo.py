@@ -11,6 +11,7 @@ hand zone along an edge of the frame, and what players do besides playing (`reco
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import queue
 import shutil
@@ -143,8 +144,7 @@ class Demo:
     """Who made each placement (colour letters)."""
     zones: dict[str, list[list[float]]] = field(default_factory=dict)
     """Each seat's hand zone: a polygon of [x, y] fractions of the frame (the configuration's [seats])."""
-    _truths: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    """The simulator's truth about the empty table, by how far the board is pushed (`cell_px`)."""
+    _truth: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def bundled(cls, still: int = STILL, hand: int = HAND, moves: int | None = None,
@@ -215,9 +215,12 @@ class Demo:
         on the table, the tiles in the zones."""
         from tantrix_pi.simulator import Apart, Clutter
 
-        options: dict = self._pushed(scene.push)
-        if scene.nudged:
-            options["nudged"] = dict(scene.nudged)
+        options: dict = {}
+        nudged = {cell: self._push_of(cell, scene.push) for cell in scene.board.cells} if scene.push else {}
+        for cell, by in scene.nudged:  # a tile knocked askew, then the board pushed: the two add up
+            nudged[cell] = tuple(a + b for a, b in zip(nudged.get(cell, (0.0, 0.0, 0.0)), by, strict=True))
+        if nudged:
+            options["nudged"] = nudged
         if scene.knock is not None:
             options["knock"] = scene.knock
         if scene.light is not None:
@@ -238,19 +241,23 @@ class Demo:
         with the board pushed across the table by `push` (a `Scene.push`)."""
         from tantrix_pi.simulator import cell_px, render_scene
 
-        if push not in self._truths:
-            self._truths[push] = render_scene(Board(), **{**self.render, **self._pushed(push)}).truth
-        return cell_px(self._truths[push], cell)
+        if self._truth is None:
+            self._truth = render_scene(Board(), **self.render).truth
+        if push is not None:
+            x, y = centre(cell)
+            dx, dy, _turn = self._push_of(cell, push)
+            cell = axial(x + dx, y + dy)  # a point between cells: cell_px takes fractional axial coordinates
+        return cell_px(self._truth, cell)
 
-    def _pushed(self, push: tuple[float, float, float] | None) -> dict:
-        """The simulator's parameters that lay the board pushed across the table by `push` (none when None)."""
-        if push is None:
-            return {}
-        dx, dy, turn = push
-        w, h = self.render["size"]
-        tile = self.render["tile_px"]
-        return {"center": ((w - 1) / 2 + dx * tile, (h - 1) / 2 + dy * tile),
-                "yaw_deg": self.render.get("yaw_deg", 0.0) + turn}
+    def _push_of(self, cell: tuple[int, int], push: tuple[float, float, float]) -> tuple[float, float, float]:
+        """How far the tile on `cell` lies off it with the board pushed by `push` (`recording.PUSH`: moved along the
+        board's own axes and turned clockwise about the whole game's middle): (dx, dy circumradii, degrees), as the
+        simulator's `nudged` takes it."""
+        dx, dy, degrees = push
+        (mx, my), (x, y) = centre(self.render["focus"]), centre(cell)
+        c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+        u, v = x - mx, y - my
+        return mx + c * u - s * v - x + dx * SQRT3, my + s * u + c * v - y + dy * SQRT3, degrees
 
     def zones_px(self) -> list[np.ndarray]:
         """The hand zones as image pixel polygons (what `vision.detect(..., zones=)` takes)."""

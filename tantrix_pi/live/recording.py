@@ -41,8 +41,9 @@ LAMP = Light(4200.0, 0.5, 1.3)
 """A lamp switched on over the table: brighter and whiter than the dim warm room of the benches (2700 K, 0.75)."""
 
 PUSH = (0.4, 0.25, 5.0)
-"""How far a hand laying a tile pushes the whole board across the table: (dx, dy) tile widths along the image's x and
-y, turned clockwise by that many degrees. Its tiles keep their cells; only where the board lies changes."""
+"""How far a hand laying a tile pushes the whole board across the table: (dx, dy) tile widths along the board's own
+axes, turned clockwise about the whole game's middle by that many degrees. Its tiles keep their cells; only where
+the board lies on the table changes."""
 
 KNOCK = (0.25, 0.15, 1.0)
 """How far a camera knocked as a tile is laid moves the whole picture: (dx, dy) tile widths along the image's x and
