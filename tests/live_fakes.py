@@ -53,19 +53,21 @@ ZONES = {p: ((x, y), (x + 0.5, y), (x + 0.5, y + 0.1), (x, y + 0.1))
 """Each seat's hand zone in a `frame_of` frame (fractions of it, as config [seats] gives them)."""
 
 
-def frame_of(board: Board, hand: bool = False, seed: int = 0, hands: dict | None = None) -> np.ndarray:
+def frame_of(board: Board, hand: bool = False, seed: int = 0, hands: dict | None = None,
+             shift: tuple[int, int] = (0, 0)) -> np.ndarray:
     """A small BGR frame: tiles drawn as bright squares, the board's JSON in the top rows; a hand is a
     random blob over the middle (what the motion gate must catch). `hands`: the tiles lying in each seat's zone
-    (ZONES), which the detector reads as loose tiles there."""
+    (ZONES), which the detector reads as loose tiles there. `shift`: the board pushed that many pixels (x, y)."""
     img = np.full((*FRAME, 3), 60, np.uint8)
     for p in board:
         x, y = centre(p.cell, 6.0)
-        cx, cy = int(80 + x), int(60 + y)
+        cx, cy = int(80 + shift[0] + x), int(60 + shift[1] + y)
         img[max(HEADER, cy - 4):cy + 4, max(0, cx - 4):cx + 4] = (40 * p.rot % 255, 5 * p.tile % 255, 200)
     shown = [] if hand else list(board)  # under a hand the detector would miss tiles: show it none
     tiles = [[p.tile, p.q, p.r, p.rot] for p in shown]
-    data = json.dumps(tiles if hands is None or hand else {"tiles": tiles, "hands": {
-        p: sorted(h) for p, h in hands.items()}}).encode()
+    shown_hands = {} if hands is None or hand else {p: sorted(h) for p, h in hands.items()}
+    data = json.dumps({"tiles": tiles, "hands": shown_hands, "shift": shift} if shown_hands or any(shift)
+                      else tiles).encode()
     for i, (p, h) in enumerate(sorted((hands or {}).items())):  # each hand's tiles as marks in its zone
         (x0, y0), *_ = ZONES[p]
         for j, t in enumerate(sorted(h)):
@@ -89,8 +91,9 @@ def detect_frame(img: np.ndarray, confidence: float = 0.95) -> Detection:
         data = json.loads(bytes(row[2:2 + n]).decode())
     except (UnicodeDecodeError, json.JSONDecodeError):
         return Detection()
-    tiles, hands = (data["tiles"], data["hands"]) if isinstance(data, dict) else (data, {})
-    det = seen(Board(Placement(*t) for t in tiles), confidence=confidence, origin=(80.0, 60.0), radius=6.0)
+    tiles, hands, (dx, dy) = (data["tiles"], data["hands"], data["shift"]) if isinstance(data, dict) else \
+        (data, {}, (0, 0))
+    det = seen(Board(Placement(*t) for t in tiles), confidence=confidence, origin=(80.0 + dx, 60.0 + dy), radius=6.0)
     for p, held in hands.items():
         (x0, y0), _, (x1, y1), _ = ZONES[p]
         det.loose += [Unread(((x0 + (x1 - x0) * (j + 0.5) / 7) * FRAME[1], (y0 + y1) / 2 * FRAME[0]), "loose", t)

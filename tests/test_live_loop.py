@@ -101,6 +101,20 @@ def test_a_hand_resting_beside_the_board_and_gone_does_not_hold_up_the_next_plac
     assert sorted(placed[:5]) == sorted(p.tile for p in GAME[:5]) and placed[5:] == [GAME[5].tile]
 
 
+def test_a_board_pushed_as_a_tile_is_laid_is_committed_in_step(tmp_path):
+    # the hand laying the sixth tile pushed the whole board: the picture differs from the table as committed all
+    # over the board, because it moved, not because a hand rests over it (taken so, nothing was committed for
+    # OCCLUSION_PATIENCE detections, and the moves laid meanwhile were committed together, out of turn)
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    more = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:6]])
+    frames = ([frame_of(B())] * 3 + [frame_of(board)] * 5 + [frame_of(more, hand=True, seed=1)]
+              + [frame_of(more, shift=(7, 5))] * 3 + [frame_of(more, hand=True, seed=2)])
+    loop, sink, store = run_loop(tmp_path, frames, Setup("free", []))
+    placed = [e.data["tile"] for e in sink.events if e.kind == "placed"]
+    assert sorted(placed[:5]) == sorted(p.tile for p in GAME[:5]) and placed[5:] == [GAME[5].tile]
+    assert loop.stats.board_moved >= 2 and store.board(loop.game) == more
+
+
 def test_a_real_removal_is_still_seen(tmp_path):
     board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
     less = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:4]])

@@ -41,8 +41,8 @@ from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Notice, Store, WriteError
-from tantrix_pi.live.tracker import OCCLUSION_REACH, TURN_REACH, Commit, Tracker, Unclear
-from tantrix_pi.vision.detection import Detection
+from tantrix_pi.live.tracker import BOARD_MOVED, OCCLUSION_REACH, TURN_REACH, Commit, Tracker, Unclear
+from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 log = logging.getLogger("tantrix_pi.live")
 
@@ -63,6 +63,8 @@ class Stats:
     detected: int = 0
     read_after: int = 0
     """Frames the gate skipped after motion, read once the next frame showed them still."""
+    board_moved: int = 0
+    """Still frames read with the board elsewhere in the picture than in the table as committed (BOARD_MOVED)."""
     commits: int = 0
     detector_errors: int = 0
     gate_s: list[float] = field(default_factory=list)
@@ -129,6 +131,8 @@ class LiveLoop:
         """That frame itself (the sources hand out a new array each frame: kept, not copied)."""
         self.reference_area: np.ndarray | None = None
         """Where that board lay in it: the thumbnail's pixels near its tiles (None: all of it, an empty board)."""
+        self.reference_tiles: dict[int, tuple[float, float]] = {}
+        """The image centre of each tile read surely in that frame, by tile number."""
 
     def _command(self, cmd: Command) -> None:
         match cmd:
@@ -365,9 +369,11 @@ class LiveLoop:
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
         self.motion = 0
+        moved = self._board_moved(det)
+        self.stats.board_moved += moved
         changed_at = (partial(self._changed_at, frame, light_gain(self.reference_frame, frame))
-                      if self.reference_frame is not None and self.tile_px else None)
-        result = self.tracker.observe(det, self._changed_tiles(frame, small), changed_at)
+                      if self.reference_frame is not None and self.tile_px and not moved else None)
+        result = self.tracker.observe(det, None if moved else self._changed_tiles(frame, small), changed_at)
         t = self.tracker
         if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
             # the table as committed, in today's light, and where its board lies (not while a hand hides a tile)
@@ -375,6 +381,7 @@ class LiveLoop:
             self.reference_frame = frame
             self.reference_area = self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
                                                  frame.shape) if det.tiles and det.tile_px > 0 else None
+            self.reference_tiles = {st.placement.tile: st.center_px for st in det.tiles if st.confidence >= CONFIDENT}
         if isinstance(result, Commit):
             laid = [ch.after for ch in result.changes if ch.after is not None]  # placed, or moved or turned there
             ref = self.referee
@@ -392,6 +399,13 @@ class LiveLoop:
             self._save(lambda game=self.game: self.store.log_events(game, out.events))
             self._say(out.events, out)
         return det
+
+    def _board_moved(self, det: Detection) -> bool:
+        """Whether the tiles read surely both here and in the table as committed lie elsewhere in the picture: the
+        board was pushed or the camera knocked (BOARD_MOVED), and the two pictures cannot be compared."""
+        shifts = [np.hypot(st.center_px[0] - was[0], st.center_px[1] - was[1]) for st in det.tiles
+                  if st.confidence >= CONFIDENT and (was := self.reference_tiles.get(st.placement.tile)) is not None]
+        return bool(shifts) and self.tile_px > 0 and float(np.median(shifts)) >= BOARD_MOVED * self.tile_px
 
     def _changed_tiles(self, frame: np.ndarray, small: np.ndarray) -> float | None:
         """How many tile areas of the picture (`small`: the frame's gate thumbnail) on and next to the board differ

@@ -47,6 +47,15 @@ tile has gone (the whole board pushed while a tile was added also changes much o
 vanished tile is held back when nothing but a change over its neighbours says it is hidden (HAND_BESIDE: taking it
 away may have nudged them)."""
 
+BOARD_MOVED = 0.06
+"""Median shift, in tile widths, of the tiles read both in the table as committed and in a frame, beyond which the
+board lies elsewhere in the picture: pushed across the table, or the camera knocked. Comparing the two pictures then
+measures the shift, not what was laid, hidden or turned, so the tracker is told nothing of them until the table is
+committed again (else a board pushed as a tile was laid counted as a hand over it: nothing committed for
+OCCLUSION_PATIENCE detections). The same tiles read in still frames of a steady camera, the sensor's grain alone
+changing, shift by 0.002-0.01 of their width (median; at most 0.017, simulator: wood, checks, dark wood under a warm
+lamp); a board turned a degree about its middle moves tiles three widths out by 0.05."""
+
 HAND_BESIDE = 0.02
 """Share of a committed tile's picture, within TURN_REACH tile widths of its centre, that must differ from the table
 as committed, while the tile still reads as committed, for something to lie over it. Next to a tile that vanished,
