@@ -38,7 +38,7 @@ as it is down, before the referee can have committed it), not once the table has
 
 The photos are rendered by the simulator into a folder of JPEGs first (a worker process: not timed, not in the
 RSS), then replayed as fast as possible through the loop `tantrix-pi run` drives (the service's gate,
-stable_frames 3). --table and the light options put the game on another table under another light (the dim warm
+stable_frames 2). --table and the light options put the game on another table under another light (the dim warm
 lamp on dark wood: --table dark_wood --light-k 2700 --awb 0.3 --exposure 0.75); --tile-px sets the tile size
 (default: 110 for the bundled game, else the size at which the board and the zones fit); --still and --hand set
 how many frames each settled table and each hand over the table show (5 and 2: a slower camera, or quicker
