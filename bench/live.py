@@ -26,7 +26,7 @@ each at its own move; --all: every one):
     --nudged  that move's tile, laid against the board, knocks a neighbour 2 mm away and 6 degrees askew, where it
               stays for the rest of the game
     --pushed  the hand laying that move's tile pushes the whole board across the table (0.4 and 0.25 tile widths
-              along the photo's x and y, turned 5 degrees), where it lies for the rest of the game
+              along the board's axes, turned 5 degrees), where it lies for the rest of the game
     --knocked the camera is knocked as that move's tile is laid: the whole picture moves 0.25 and 0.15 tile widths
               and turns 1 degree, for the rest of the game (the hand zones stay where they were set up)
     --skip    (with --hands; not in --all) that move fills a forced space, and its player first lays the tile on a

@@ -5,8 +5,8 @@ standing on the table, a hand resting at the frame's edge and the tiles in each 
 turns a game (placements in order) into scenes: each tile is brought in by a hand (frames with motion), then the
 table stays still long enough for the stability gate. `Behaviours` names at which moves the players do what
 players do besides playing (an illegal tile moved straight to its place, a tile turned after it was put down, a
-lamp switched on, a cup set down beside the board, a hand resting at the edge, the whole board pushed across the
-table), and each scene whose board
+lamp switched on, a cup set down beside the board, a hand resting at the edge, a neighbour knocked askew by a tile
+laid, the whole board pushed or the camera knocked as a tile is laid), and each scene whose board
 changed says what the referee must announce once it has settled (`Says`). One illegal placement can be played
 and then taken back (`illegal_at`, the bundled demo's mistake).
 """
@@ -234,14 +234,14 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     if any(i >= len(moves) for i in (*before, *after)):
         raise ValueError(f"a behaviour after the game's last move ({len(moves)} moves)")
     scenes: list[Scene] = []
-    light, push, knock, knocked, rest_until = None, None, None, {}, -1
+    light, push, knock, askew, rest_until = None, None, None, {}, -1
     zone = hands[0] if hands else {}
 
     def add(board: Board, frames: int, hand: bool = False, note: str = "", **more) -> None:
         resting = not hand and rest_until >= 0
         more = {"behaviour": "rest", **more} if resting else more
         scenes.append(Scene(board.copy(), frames, hand, note, light=light, rest=b.rest_at if resting else None,
-                            hands=dict(zone), **{"push": push, "knock": knock, "nudged": tuple(sorted(knocked.items())),
+                            hands=dict(zone), **{"push": push, "knock": knock, "nudged": tuple(sorted(askew.items())),
                                                  **more}))
 
     add(Board(), still, note="empty table")
@@ -287,7 +287,8 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
             verdict = TURNED
         board.place(p)
         if b.nudged == i:
-            knocked[_knocked(board, p.cell)] = _knock(p.cell, _knocked(board, p.cell))
+            knocked_cell = _nudged_neighbour(board, p.cell)
+            askew[knocked_cell] = _nudge(p.cell, knocked_cell)
         press = "end_turn" if i in turn_ends else None
         drawn = hands is not None and i + 1 < len(hands) and hands[i + 1] != zone
         settle = still + 3 if verdict == MOVED else still  # a tile gone from a cell takes the tracker longer
@@ -321,12 +322,12 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     return scenes
 
 
-def _knocked(board: Board, cell: Cell) -> Cell:
-    """The neighbour a tile laid on `cell` knocks: the first of the board's tiles beside it."""
+def _nudged_neighbour(board: Board, cell: Cell) -> Cell:
+    """The neighbour a tile laid on `cell` knocks askew: the first of the board's tiles beside it."""
     return min(c for c in board.cells if distance(c, cell) == 1)
 
 
-def _knock(by: Cell, cell: Cell) -> tuple[float, float, float]:
+def _nudge(by: Cell, cell: Cell) -> tuple[float, float, float]:
     """`NUDGE` of the tile on `cell`, away from the tile laid on `by`: (dx, dy circumradii, degrees)."""
     (ax, ay), (bx, by_) = centre(by), centre(cell)
     length = ((bx - ax) ** 2 + (by_ - ay) ** 2) ** 0.5

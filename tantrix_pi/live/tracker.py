@@ -43,7 +43,7 @@ for a tile read another way, with no motion seen in between, to count as turned 
 
 OCCLUSION_PATIENCE = 30
 """Still detections the tracker waits for an occluder to go before it believes what it reads anyway, when no
-tile has gone (the whole board pushed while a tile was added also changes much of the picture); and how long a
+tile has gone (a thing left beside the board: a cup, a score pad); and how long a
 vanished tile is held back when nothing but a change over its neighbours says it is hidden (HAND_BESIDE: taking it
 away may have nudged them)."""
 
