@@ -72,6 +72,27 @@ class Stats:
     frame_index_of_commit: list[int] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class CommittedPicture:
+    """The table when it last matched the committed board: what the tracker's picture comparisons measure against."""
+
+    small: np.ndarray
+    """Its gate thumbnail."""
+    frame: np.ndarray
+    """The frame itself (the sources hand out a new array each frame: kept, not copied)."""
+    area: np.ndarray | None
+    """Where the board lay in it: the thumbnail's pixels near its tiles (None: all of it, an empty board)."""
+    tiles: dict[int, tuple[float, float]]
+    """The image centre of each tile read surely in it, by tile number."""
+
+    def board_moved(self, det: Detection, tile_px: float) -> bool:
+        """Whether the tiles read surely both in `det` and here lie elsewhere in the picture: the board was pushed or
+        the camera knocked (BOARD_MOVED), and the two pictures cannot be compared."""
+        shifts = [np.hypot(st.center_px[0] - was[0], st.center_px[1] - was[1]) for st in det.tiles
+                  if st.confidence >= CONFIDENT and (was := self.tiles.get(st.placement.tile)) is not None]
+        return bool(shifts) and tile_px > 0 and float(np.median(shifts)) >= BOARD_MOVED * tile_px
+
+
 class LiveLoop:
     """One referee session over a frame source; resumes the stored game when its setup is the same."""
 
@@ -125,14 +146,8 @@ class LiveLoop:
         self.unjudged: tuple[np.ndarray, np.ndarray] | None = None
         """The last frame the gate skipped as motion, and its thumbnail: when the next one is still, it showed the
         table too."""
-        self.reference: np.ndarray | None = None
-        """Thumbnail of the table when it last matched the committed board."""
-        self.reference_frame: np.ndarray | None = None
-        """That frame itself (the sources hand out a new array each frame: kept, not copied)."""
-        self.reference_area: np.ndarray | None = None
-        """Where that board lay in it: the thumbnail's pixels near its tiles (None: all of it, an empty board)."""
-        self.reference_tiles: dict[int, tuple[float, float]] = {}
-        """The image centre of each tile read surely in that frame, by tile number."""
+        self.committed_picture: CommittedPicture | None = None
+        """The table when it last matched the committed board (None: not seen yet)."""
 
     def _command(self, cmd: Command) -> None:
         match cmd:
@@ -369,19 +384,19 @@ class LiveLoop:
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
         self.motion = 0
-        moved = self._board_moved(det)
+        picture = self.committed_picture
+        moved = picture is not None and picture.board_moved(det, self.tile_px)
         self.stats.board_moved += moved
-        changed_at = (partial(self._changed_at, frame, light_gain(self.reference_frame, frame))
-                      if self.reference_frame is not None and self.tile_px and not moved else None)
+        changed_at = (partial(self._changed_at, frame, light_gain(picture.frame, frame))
+                      if picture is not None and self.tile_px and not moved else None)
         result = self.tracker.observe(det, None if moved else self._changed_tiles(frame, small), changed_at)
         t = self.tracker
         if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
             # the table as committed, in today's light, and where its board lies (not while a hand hides a tile)
-            self.reference = small
-            self.reference_frame = frame
-            self.reference_area = self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
-                                                 frame.shape) if det.tiles and det.tile_px > 0 else None
-            self.reference_tiles = {st.placement.tile: st.center_px for st in det.tiles if st.confidence >= CONFIDENT}
+            self.committed_picture = CommittedPicture(
+                small, frame, self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
+                                             frame.shape) if det.tiles and det.tile_px > 0 else None,
+                {st.placement.tile: st.center_px for st in det.tiles if st.confidence >= CONFIDENT})
         if isinstance(result, Commit):
             laid = [ch.after for ch in result.changes if ch.after is not None]  # placed, or moved or turned there
             ref = self.referee
@@ -400,26 +415,20 @@ class LiveLoop:
             self._say(out.events, out)
         return det
 
-    def _board_moved(self, det: Detection) -> bool:
-        """Whether the tiles read surely both here and in the table as committed lie elsewhere in the picture: the
-        board was pushed or the camera knocked (BOARD_MOVED), and the two pictures cannot be compared."""
-        shifts = [np.hypot(st.center_px[0] - was[0], st.center_px[1] - was[1]) for st in det.tiles
-                  if st.confidence >= CONFIDENT and (was := self.reference_tiles.get(st.placement.tile)) is not None]
-        return bool(shifts) and self.tile_px > 0 and float(np.median(shifts)) >= BOARD_MOVED * self.tile_px
-
     def _changed_tiles(self, frame: np.ndarray, small: np.ndarray) -> float | None:
         """How many tile areas of the picture (`small`: the frame's gate thumbnail) on and next to the board differ
         from the table as last committed (None: unknown)."""
-        if self.reference is None or not self.tile_px:
+        picture = self.committed_picture
+        if picture is None or not self.tile_px:
             return None
         h, w = frame.shape[:2]
         tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
-        return self.gate.changed_from(small, self.reference, self.reference_area) / tile_share
+        return self.gate.changed_from(small, picture.small, picture.area) / tile_share
 
     def _changed_at(self, frame: np.ndarray, gain: np.ndarray, point: tuple[float, float]) -> float:
         """The share of the picture around `point` (a tile's centre) that differs from the table as last committed,
         beyond what a change of light over the whole table explains (`gain`)."""
-        return changed_around(self.reference_frame, frame, point, TURN_REACH * self.tile_px, gain=gain)
+        return changed_around(self.committed_picture.frame, frame, point, TURN_REACH * self.tile_px, gain=gain)
 
     def run(self) -> int:
         """Judge frames until a recording ends or `stop()`; returns the number of frames read."""
