@@ -795,7 +795,9 @@ def test_run_serves_the_page_on_the_socket_systemd_passes(tmp_path):
         passed.close()
     assert proc.returncode == 0, out
     assert "pairing code" in out and "in use" not in out
-    assert f"http://127.0.0.1:{port}/" in shown, shown
+    frames_written = sorted(screen.glob("*.png"))
+    assert f"http://127.0.0.1:{port}/" in shown, (shown, len(frames_written), [qr_in(f) for f in frames_written[:6]],
+                                                   end - time.monotonic(), out[-3000:])
 
 
 # -- the code ------------------------------------------------------------------------------------------
