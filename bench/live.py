@@ -1,7 +1,8 @@
 """The live loop on a photographed game: its speed (fps, latency, gate vs detector, RSS) and whether it got it right.
 
     ./run.sh python bench/live.py [--moves 24] [--all] [--moved [N]] [--turned [N]] [--lamp [N]] [--cup [N]]
-                                  [--rest [N]] [--nudged [N]] [--pushed [N]] [--knocked [N]] [--quick-press]
+                                  [--rest [N]] [--nudged [N]] [--pushed [N]] [--knocked [N]] [--leaning [N]]
+                                  [--quick-press]
                                   [--players 2] [--hands [--skip [N]]] [--seed 23]
                                   [--table dark_wood]
                                   [--light-k 2700] [--awb 0.3] [--exposure 0.75] [--size 1640x1232]
@@ -29,6 +30,8 @@ each at its own move; --all: every one):
               along the board's axes, turned 5 degrees), where it lies for the rest of the game
     --knocked the camera is knocked as that move's tile is laid: the whole picture moves 0.25 and 0.15 tile widths
               and turns 1 degree, for the rest of the game (the hand zones stay where they were set up)
+    --leaning the player laying that move's tile leans over the table: their shadow takes half the light from part
+              of it (which part follows the photos' seed) until they sit back, as the tile two moves later is brought
     --skip    (with --hands; not in --all) that move fills a forced space, and its player first lays the tile on a
               free cell instead (legal but for the compulsory fill), then takes it back; without N the first fill
               from the middle of the game on that starts its player's turn (else the first fill from there on)
@@ -104,9 +107,10 @@ NAMES = {"moved": "illegal tile moved straight to its cell", "turned": "tile tur
          "lamp": "lamp switched on", "cup": "cup set down beside the board and taken away",
          "rest": "hand resting at the frame's edge", "pushed": "the whole board pushed as a tile is laid",
          "nudged": "a tile laid knocks its neighbour askew", "knocked": "the camera knocked as a tile is laid",
+         "leaning": "a player leans over the board to lay a tile, their shadow across it",
          "skip": "forced fill skipped: a free move made instead",
          recording.TAKEN_BACK: "illegal tile taken back"}
-DURING = ("moved", "turned", "nudged", "pushed", "knocked", "skip")
+DURING = ("moved", "turned", "nudged", "pushed", "knocked", "leaning", "skip")
 """The behaviours made while a move's tile is laid: their row ends with its placement."""
 
 

@@ -18,6 +18,7 @@ from tantrix_pi.live.recording import (
     ILLEGAL,
     KNOCK,
     LAMP,
+    LEAN,
     MOVED,
     NUDGE,
     PLACED,
@@ -135,6 +136,15 @@ def test_the_board_pushed_or_the_camera_knocked_as_a_tile_is_laid_stays_so(name,
     assert all(getattr(s, field) is None for s in scenes[:then - 1])
     assert getattr(scenes[then - 1], field) == (tuple(v / 2 for v in whole) if name == "pushed" else None)
     assert all(getattr(s, field) == whole for s in scenes[then:])
+
+
+def test_a_player_leaning_over_the_board_casts_a_shadow_from_their_tile_until_they_sit_back_two_moves_later():
+    scenes = script(MOVES, still=4, hand=2, behaviours=Behaviours(leaning=6))
+    first, sits_back = settled(scenes, Says(PLACED, MOVES[6], 6)), settled(scenes, Says(PLACED, MOVES[8], 8))
+    assert scenes[first - 1].hand and scenes[first - 1].shadow == LEAN  # leaning in with the tile
+    assert not any(s.shadow for s in scenes[:first - 1]) and not any(s.shadow for s in scenes[sits_back - 1:])
+    assert all(s.shadow == LEAN and s.behaviour == "leaning" for s in scenes[first - 1:sits_back - 1])
+    assert settled(scenes, Says(PLACED, MOVES[7], 7)) < sits_back - 1  # the next move is laid in the shadow too
 
 
 def test_behaviours_spread_over_a_game_each_at_its_own_move_and_two_at_one_move_are_refused():
@@ -368,3 +378,18 @@ def test_a_skipped_fill_lays_the_tile_on_a_free_cell_where_only_the_fill_forbids
     free = fills.index(False, 1)
     with pytest.raises(ValueError, match="fills no forced space"):
         script(MOVES, behaviours=Behaviours(skip=free))
+
+
+def test_a_leaning_player_s_shadow_takes_half_the_light_from_part_of_the_photo():
+    from tantrix_pi.live.demo import rendered
+
+    def settled_photo(behaviours):
+        demo = Demo.bundled(moves=4, behaviours=behaviours, size=(820, 616), tile_px=50.0)
+        shot = [s for s in demo.shots() if s.times > 1][-1]
+        return cv2.cvtColor(rendered(shot, demo.render)[0], cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+    plain, shaded = settled_photo(Behaviours()), settled_photo(Behaviours(leaning=3))
+    ratio = cv2.resize(shaded, (41, 31), interpolation=cv2.INTER_AREA) / cv2.resize(plain, (41, 31),
+                                                                                     interpolation=cv2.INTER_AREA)
+    # half the light is 0.73 of the grey level the camera writes (its gamma of about 2.2)
+    assert ratio.min() == pytest.approx((1 - LEAN) ** (1 / 2.2), abs=0.05) and ratio.max() == pytest.approx(1, abs=0.05)

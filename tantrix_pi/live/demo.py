@@ -223,6 +223,8 @@ class Demo:
             options["nudged"] = nudged
         if scene.knock is not None:
             options["knock"] = scene.knock
+        if scene.shadow:
+            options["cast_shadow"] = scene.shadow
         if scene.light is not None:
             options.update(light_k=scene.light.light_k, awb=scene.light.awb, exposure=scene.light.exposure)
         if scene.clutter:

@@ -53,6 +53,10 @@ NUDGE = (0.08, 6.0)
 """How far a tile laid against the board knocks a neighbour: away from it by that share of a circumradius (2 mm),
 turned by that many degrees."""
 
+LEAN = 0.5
+"""How dark the shadow of a player leaning over the table to lay a tile is: it takes half the light from the part of
+the table it falls on (the simulator's `cast_shadow`: its side, reach and soft edge follow the recording's seed)."""
+
 REST_AT = (0.07, 0.5)
 """Where a hand resting at the frame's edge reaches to, in (x, y) fractions of the frame: in from the left edge,
 level with the board's middle, well clear of it."""
@@ -101,6 +105,8 @@ class Scene:
     """How far the board has been pushed across the table (`PUSH`'s form); None: where it was laid."""
     knock: tuple[float, float, float] | None = None
     """How far the camera has been knocked (`KNOCK`'s form); None: where it was set up."""
+    shadow: float = 0.0
+    """A player's shadow across part of the table (`LEAN`'s form); 0: none."""
     behaviour: str | None = None
     """The behaviour the scene is part of (a `Behaviours` name, or "taken back" for `illegal_at`), None: play."""
 
@@ -129,6 +135,9 @@ class Behaviours:
     of the game."""
     knocked: int | None = None
     """The camera is knocked as that move's tile is laid (`KNOCK`), and stays so for the rest of the game."""
+    leaning: int | None = None
+    """The player laying that move's tile leans over the table to do so: their shadow (`LEAN`) lies across part of it
+    from that tile's hand on, and they sit back only as the tile `lean_moves` moves later is brought."""
     skip: int | None = None
     """That move fills a forced space; its player first lays the tile on a free cell instead, where it is legal but
     for the forced fill the rules make compulsory, then takes it back (with the hands in view: refused, since the
@@ -139,9 +148,10 @@ class Behaviours:
     cup_frames: int = 12
     rest_frames: int = 40
     rest_moves: int = 2
+    lean_moves: int = 2
     rest_at: tuple[float, float] = REST_AT
 
-    NAMES = ("moved", "turned", "lamp", "cup", "rest", "nudged", "pushed", "knocked")
+    NAMES = ("moved", "turned", "lamp", "cup", "rest", "nudged", "pushed", "knocked", "leaning")
     """The behaviours, in the order `spread` puts them in a game."""
 
     @classmethod
@@ -224,7 +234,8 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     player draws (a hand over the table, then the zone holds the drawn tile in the freed slot).
     """
     b = behaviours
-    before = [i for i in (illegal_at, b.moved, b.turned, b.skip, b.nudged, b.pushed, b.knocked) if i is not None]
+    before = [i for i in (illegal_at, b.moved, b.turned, b.skip, b.nudged, b.pushed, b.knocked, b.leaning)
+              if i is not None]
     after = [i for i in (b.lamp, b.cup, b.rest) if i is not None]
     if len(set(before)) < len(before) or len(set(after)) < len(after):
         raise ValueError("one behaviour per move: two of them were given the same move")
@@ -234,15 +245,15 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     if any(i >= len(moves) for i in (*before, *after)):
         raise ValueError(f"a behaviour after the game's last move ({len(moves)} moves)")
     scenes: list[Scene] = []
-    light, push, knock, askew, rest_until = None, None, None, {}, -1
+    light, push, knock, askew, rest_until, shadow, lean_until = None, None, None, {}, -1, 0.0, -1
     zone = hands[0] if hands else {}
 
     def add(board: Board, frames: int, hand: bool = False, note: str = "", **more) -> None:
         resting = not hand and rest_until >= 0
-        more = {"behaviour": "rest", **more} if resting else more
+        more = {"behaviour": "rest", **more} if resting else {"behaviour": "leaning", **more} if shadow else more
         scenes.append(Scene(board.copy(), frames, hand, note, light=light, rest=b.rest_at if resting else None,
                             hands=dict(zone), **{"push": push, "knock": knock, "nudged": tuple(sorted(askew.items())),
-                                                 **more}))
+                                                 "shadow": shadow, **more}))
 
     add(Board(), still, note="empty table")
     board = Board()
@@ -257,6 +268,10 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
             add(bad, still, note=f"illegal: tile {wrong.tile} at {wrong.cell}", says=Says(ILLEGAL, wrong), **slip)
             add(bad, hand, True, "a hand takes it back", **slip)
             add(board, still + 3, note=f"tile {wrong.tile} taken back", says=Says(TAKEN_BACK, wrong), **slip)
+        if b.leaning == i:
+            shadow, lean_until = LEAN, i + b.lean_moves
+        elif lean_until == i:
+            shadow = 0.0
         if b.skip == i:
             wrong = a_free_move_instead(board, p)
             slip = {"behaviour": "skip"}
