@@ -54,10 +54,11 @@ ZONES = {p: ((x, y), (x + 0.5, y), (x + 0.5, y + 0.1), (x, y + 0.1))
 
 
 def frame_of(board: Board, hand: bool = False, seed: int = 0, hands: dict | None = None,
-             shift: tuple[int, int] = (0, 0)) -> np.ndarray:
+             shift: tuple[int, int] = (0, 0), shade: float = 0.0) -> np.ndarray:
     """A small BGR frame: tiles drawn as bright squares, the board's JSON in the top rows; a hand is a
     random blob over the middle (what the motion gate must catch). `hands`: the tiles lying in each seat's zone
-    (ZONES), which the detector reads as loose tiles there. `shift`: the board pushed that many pixels (x, y)."""
+    (ZONES), which the detector reads as loose tiles there. `shift`: the board pushed that many pixels (x, y).
+    `shade`: a person's shadow over the right of the frame, from its middle on, takes that share of the light."""
     img = np.full((*FRAME, 3), 60, np.uint8)
     for p in board:
         x, y = centre(p.cell, 6.0)
@@ -73,6 +74,10 @@ def frame_of(board: Board, hand: bool = False, seed: int = 0, hands: dict | None
         for j, t in enumerate(sorted(h)):
             img[int(y0 * FRAME[0]) + 2:int(y0 * FRAME[0]) + 6, int(x0 * FRAME[1]) + 2 + 12 * j:][:, :8] = (
                 5 * t % 255, 30 * i, 90)
+    if shade:
+        edge = np.clip((np.arange(FRAME[1]) - 70) / 20, 0, 1)  # a soft edge around the middle
+        light = 1 - shade * edge * edge * (3 - 2 * edge)
+        img[:] = np.clip(img * light[None, :, None], 0, 255).astype(np.uint8)
     row = np.zeros(HEADER * FRAME[1] * 3, np.uint8)
     row[:2] = divmod(len(data), 256)
     row[2:2 + len(data)] = np.frombuffer(data, np.uint8)

@@ -115,6 +115,19 @@ def test_a_board_pushed_as_a_tile_is_laid_is_committed_in_step(tmp_path):
     assert loop.stats.board_moved >= 2 and store.board(loop.game) == more
 
 
+def test_a_tile_laid_by_a_player_leaning_over_the_board_is_committed_in_step(tmp_path):
+    # the player's shadow falls across the board as the sixth tile is laid and stays: the picture differs from the
+    # table as committed over half the board, because the light there changed, not because a hand rests over it
+    # (taken so, nothing was committed for OCCLUSION_PATIENCE detections)
+    board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
+    more = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:6]])
+    frames = ([frame_of(B())] * 3 + [frame_of(board)] * 5 + [frame_of(more, hand=True, seed=1)]
+              + [frame_of(more, shade=0.5)] * 3 + [frame_of(more, hand=True, seed=2)])
+    loop, sink, store = run_loop(tmp_path, frames, Setup("free", []))
+    placed = [e.data["tile"] for e in sink.events if e.kind == "placed"]
+    assert placed[5:] == [GAME[5].tile] and store.board(loop.game) == more
+
+
 def test_a_real_removal_is_still_seen(tmp_path):
     board = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:5]])
     less = B(*[(p.tile, p.q, p.r, p.rot) for p in GAME[:4]])

@@ -257,6 +257,35 @@ def test_a_lamp_switched_on_changes_no_spot_of_the_table_but_a_tile_laid_under_i
     bare = np.full((300, 400, 3), (26, 40, 85), np.uint8)
     assert np.array_equal(light_gain(shot(wood, (1, 1, 1)), shot(bare, (1, 1, 1))), np.ones(3))
 
+def test_what_a_shadow_or_a_lamp_changes_is_not_counted_as_something_over_the_board_but_a_hand_is():
+    # tiles in rows on a wood-brown table, in a thumbnail where a tile is 10 px wide
+    rng = np.random.default_rng(5)
+    table = np.full((120, 160), 120, np.uint8)
+    for y in range(10, 110, 14):
+        for x in range(10, 150, 14):
+            table[y:y + 10, x:x + 10] = 25
+            table[y + 4:y + 6, x:x + 10] = 200  # an arc across the tile
+    gate = MotionGate(width=160)
+
+    def noisy(img):
+        return np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
+
+    def changed(after):
+        return gate.changed_from(after, noisy(table), tile_px=10.0, frame_width=160)
+
+    x = np.arange(160, dtype=np.float32)
+    soft = np.clip((x - 60) / 30, 0, 1)
+    shadow = noisy(table * (1 - 0.5 * soft)[None, :])  # a person leaning over: half the light, a soft edge
+    assert gate.changed_from(shadow, noisy(table)) > 0.2  # compared as it is, half the picture changed
+    assert changed(shadow) < 0.01
+    assert changed(noisy(np.clip(table * 1.6, 0, 255))) < 0.01  # a lamp switched on
+    hand = table.copy()
+    hand[50:65, 50:160] = 150  # an arm in from the right, over the tiles: a tile and a half wide
+    lit = changed(noisy(hand))
+    assert lit > 0.7 * gate.changed_from(noisy(hand), noisy(table)) > 0.05
+    assert changed(noisy(hand * (1 - 0.5 * soft)[None, :])) > 0.5 * lit  # in the shadow, too
+
+
 # -- config ----------------------------------------------------------------------------------------
 def test_config_defaults_and_values(tmp_path):
     f = tmp_path / "c.toml"

@@ -423,7 +423,7 @@ class LiveLoop:
             return None
         h, w = frame.shape[:2]
         tile_share = 0.866 * self.tile_px ** 2 / (w * h)  # a hexagon's area from its width across flats
-        return self.gate.changed_from(small, picture.small, picture.area) / tile_share
+        return self.gate.changed_from(small, picture.small, picture.area, self.tile_px, w) / tile_share
 
     def _changed_at(self, frame: np.ndarray, gain: np.ndarray, point: tuple[float, float]) -> float:
         """The share of the picture around `point` (a tile's centre) that differs from the table as last committed,
