@@ -230,3 +230,28 @@ def test_a_tile_turned_between_two_frames_is_announced_as_turned_not_as_a_misrea
     stored = [m.placement for m in loop.store.moves(loop.game)]
     t = register(Board(demo.moves), stored)
     assert [apply(t, p) for p in stored] == demo.moves
+
+
+def test_the_game_s_second_tile_laid_against_the_golden_rule_is_illegal_and_the_first_stays(tmp_path):
+    # two touching tiles whose colours do not meet are loose tiles to a photo check; to a referee holding the first of
+    # them on the table they are its board (taken as loose, the first tile was announced taken back and the illegal
+    # second never said)
+    from tantrix_pi.devices.sources import sequence_source
+    from tantrix_pi.live.demo import Demo
+    from tantrix_pi.live.loop import LiveLoop
+    from tantrix_pi.live.recording import Behaviours
+    from tantrix_pi.live.referee import Setup
+    from tantrix_pi.live.sinks import MemorySink
+    from tantrix_pi.live.store import Store
+    from tantrix_pi.vision import detect
+
+    demo = Demo.bundled(4, 2, 2, Behaviours(moved=1))
+    frames = [demo.photograph(shot) for shot in demo.shots() for _ in range(shot.times)]
+    sink = MemorySink()
+    loop = LiveLoop(sequence_source(frames), detect, Store(tmp_path / "s.db"), Setup("game", ["R", "Y"]), sink)
+    loop.run()
+    said = [(e.kind, e.data.get("tile")) for e in sink.events
+            if e.kind in ("placed", "illegal", "taken_back", "removed", "unsure")]
+    first, second = demo.moves[0].tile, demo.moves[1].tile
+    assert said == [("placed", first), ("illegal", second), ("placed", second)]
+    assert [m.placement.tile for m in loop.store.moves(loop.game)] == [first, second]

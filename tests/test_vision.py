@@ -233,9 +233,14 @@ def test_tiles_beside_their_box_are_no_board_and_get_no_scores(tmp_path, capsys)
 
 def test_two_tiles_side_by_side_whose_colours_do_not_meet_are_no_board():
     lying = [Apart(4, (300, 300), 0.0), Apart(17, (373, 300), 0.0)]  # 73 px apart: touching, for the grid
-    det = detect(photo(Board(), size=(800, 600), seed=9, noise=1.0, apart=lying))
+    image = photo(Board(), size=(800, 600), seed=9, noise=1.0, apart=lying)
+    det = detect(image)
     colours = {u.tile for u in det.loose}
     assert det.tiles == [] and colours == {4, 17}
+    assert detect(image, on_board={30}).tiles == []  # a referee whose board holds neither
+    # a referee that holds tile 4 on the table: 17 is the game's second tile, laid against the golden rule
+    live = detect(image, on_board={4})
+    assert {t.placement.tile for t in live.tiles} == {4, 17} and live.loose == []
 
 
 def visible(truth_tile: dict, size: tuple[int, int]) -> float:

@@ -9,6 +9,7 @@ cells and the cells next to them: a tile-like thing elsewhere that shows no band
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import replace
 
 import numpy as np
@@ -44,14 +45,16 @@ from tantrix_pi.vision.network import Maps
 from tantrix_pi.vision.seen import HELD, Seen
 
 
-def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.ndarray | None = None) -> Detection:
+def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.ndarray | None = None,
+             on_board: Collection[int] = ()) -> Detection:
     """The detection: board tiles with their placements and confidence, and every doubt with its reason. With the
     `photo`, a cell next to the board that shows tile face where no tile was found is read too: a back there
-    (a tile turned over, black like its neighbours' faces, that the network did not mark) is filed face down."""
+    (a tile turned over, black like its neighbours' faces, that the network did not mark) is filed face down.
+    `on_board`: the tiles a live referee holds on the table (`_board_group`)."""
     det = Detection()
     if not tiles:
         return det
-    board = _board_group(tiles, shape, cfg)
+    board = _board_group(tiles, shape, cfg, on_board)
     clear = sum(t.group == board and t.reading is not None and t.reading.confidence >= CONFIDENT for t in tiles)
     tiles, doubtful = _doubt_unmatched(tiles, board, cfg)
     on_board = [t for t in tiles if t.group == board]
@@ -141,13 +144,16 @@ def _tile_in_glare(t: Seen, board: list[Seen], maps: list[Maps], cfg: Config) ->
     return expected is None or lo <= t.hexagon.width / expected[1] <= hi
 
 
-def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
+def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int] = ()) -> int:
     """The group that is the board: touching edges whose colours match count most, then its tiles, less
     for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
     A group none of whose tiles reads confidently as a tile, and too few of whose tiles read as tiles at
     all, is no board (-1 when there is none): shapes on the table that only look like tiles (noise on a
     dark table in a dim room) are not doubted as a board. Nor is a group whose touching edges never agree,
-    nor one lone tile among other lone tiles (tiles scattered beside their box, a tile of the box's picture)."""
+    nor one lone tile among other lone tiles (tiles scattered beside their box, a tile of the box's picture).
+    In a live game, a group in which a tile the referee holds on the table (`on_board`) is read is the board before
+    any other, whatever its colours: the game's second tile laid against the golden rule is no loose tile (taken
+    so, the board vanished and the first tile was announced as taken back)."""
     middle = np.array([shape[1] / 2, shape[0] / 2])
     best, best_key, lone = -1, None, 0
     for g in sorted({t.group for t in tiles} - {HELD}):
@@ -165,15 +171,16 @@ def _board_group(tiles: list[Seen], shape, cfg: Config) -> int:
                 if other is not None:
                     pairs += 1
                     matched += reading.colours[d] == other.colours[opposite(d)]
-        if pairs and not matched:
+        held = any(t.reading is not None and t.reading.tile in on_board for t in mine)
+        if pairs and not matched and not held:
             continue  # tiles lying side by side whose colours never meet: loose tiles, not a board
         lone += len(mine) == 1
         spot = np.mean([t.centre for t in mine], axis=0)
         off_centre = float(np.linalg.norm(spot - middle) / np.linalg.norm(middle))
-        key = (matched + 0.25 * len(placed) - 3.0 * off_centre, len(mine))
+        key = (held, matched + 0.25 * len(placed) - 3.0 * off_centre, len(mine))
         if best_key is None or key > best_key:
             best, best_key = g, key
-    if best_key is not None and best_key[1] == 1 and lone > 1:
+    if best_key is not None and not best_key[0] and best_key[2] == 1 and lone > 1:
         return -1  # tiles lying apart, none touching another: which one would be the board? (zones say hands)
     return best
 

@@ -8,7 +8,7 @@ full-resolution photo. Every tuning number is in `config.CONFIG`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -26,24 +26,26 @@ from tantrix_pi.vision.seen import HELD
 
 
 def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: TileNetwork | None = None,
-           zones: Sequence[np.ndarray] = ()) -> Detection:
+           zones: Sequence[np.ndarray] = (), on_board: Collection[int] = ()) -> Detection:
     """Read the board (and loose, face-down, unreadable tiles) in a BGR photo of the table.
 
     With a calibration profile (`calibration.Profile`) the photo is white-balanced, then rectified to a
     top view of the table (or only undistorted), and every position is reported in raw photo pixels.
     `zones`: polygons (N x 2 raw photo pixels) where tiles lie apart from the board, the players' hands: a
     tile whose centre lies in one is never taken for the board, and is reported loose or face down.
+    `on_board`: the tiles a live referee holds on the table: touching tiles among which one of them is read are the
+    board, though their colours never meet (the second tile of a game laid against the golden rule).
     `photo.PhotoError` (one line) for a picture too small, too big or too thin to show a board.
     """
     image = _as_bgr(image)
     check_shape(image.shape[1], image.shape[0])
     network = network or shipped()
     if profile is None:
-        return _detect(image, config, network, _held_by(zones, None))
+        return _detect(image, config, network, _held_by(zones, None), on_board)
     t = time.perf_counter()
     view, to_raw = calibrated_view(image, profile)
     prepared = time.perf_counter() - t
-    det = _detect(view, config, network, _held_by(zones, to_raw))
+    det = _detect(view, config, network, _held_by(zones, to_raw), on_board)
     det.timings = {"calibration": prepared, **det.timings}
     return _in_raw_pixels(det, to_raw) if to_raw is not None else det
 
@@ -60,7 +62,8 @@ def _held_by(zones: Sequence[np.ndarray], to_raw) -> Callable[[tuple[float, floa
 
 
 def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
-            held: Callable[[tuple[float, float]], bool] = lambda _point: False) -> Detection:
+            held: Callable[[tuple[float, float]], bool] = lambda _point: False,
+            on_board: Collection[int] = ()) -> Detection:
     timings: dict[str, float] = {}
 
     @contextmanager
@@ -80,7 +83,7 @@ def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
     with stage("decode"):
         tiles = decode.decode_tiles(tiles, cfg.decode, cfg.read)
     with stage("assemble"):
-        det = assemble(tiles, maps, photo.shape, cfg, photo)
+        det = assemble(tiles, maps, photo.shape, cfg, photo, on_board)
     det.timings = timings
     return det
 

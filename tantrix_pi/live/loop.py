@@ -46,7 +46,9 @@ from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 log = logging.getLogger("tantrix_pi.live")
 
-Detector = Callable[[np.ndarray], Detection]
+Detector = Callable[..., Detection]
+"""`detect(frame, on_board=tiles)`: a frame's detection, told which tiles the referee holds on the table
+(`vision.detect`'s `on_board`)."""
 
 IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "storage", "solved", "not_solved",
              "must_fill", "bag_empty", "taken_back", "removed", "restored", "draw", "placed", "turned", "moved",
@@ -364,7 +366,7 @@ class LiveLoop:
         detection, unless it failed."""
         t1 = time.perf_counter()
         try:
-            det = self.detect(frame)
+            det = self.detect(frame, on_board=self.tracker.committed.tiles)
         except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
             self.stats.detector_errors += 1
             log.error("the detector failed on a frame (%s: %s); frame skipped", type(e).__name__, e,
