@@ -3,7 +3,7 @@ import math
 from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
-from tantrix_pi.live.tracker import HAND_OVER_GONE, OCCLUSION_PATIENCE, Commit, Tracker, Unclear, register
+from tantrix_pi.live.tracker import HAND_OVER_GONE, OCCLUSION_PATIENCE, Commit, Tracker, Unclear, apply, register
 from tantrix_pi.vision.detection import COVERED, CUT, EDGE, HIDDEN, Detection, Unread
 
 ONE = B((1, 0, 0, 0))
@@ -224,6 +224,27 @@ def test_register_prefers_identity_on_ties_and_finds_turns():
     moved = list(TWO.transformed(4, 2, -3))
     k, dq, dr = register(TWO, moved)
     assert TWO == type(TWO)(p.transformed(k, dq, dr) for p in moved)
+
+
+def test_of_two_tiles_the_one_that_moved_in_the_picture_is_the_one_moved_on_the_board():
+    # tiles 6 and 9 committed; a hand moves 9 to another cell beside 6, and the detector numbers its grid from where
+    # the tiles now lie: laid on the board by 6, 9 moved; laid by 9, 6 moved. The picture shows 6 stayed put
+    from tantrix_pi.vision.detection import SeenTile
+
+    board = B((6, 0, 0, 2), (9, 0, -1, 1))
+    renumbered = [Placement(9, 0, 0, 3), Placement(6, -1, 1, 2)]
+    assert apply(register(board, renumbered, kept={6}), renumbered[0]) == Placement(9, 1, -1, 3)
+    assert apply(register(board, renumbered, kept={9}), renumbered[0]) == Placement(9, 0, -1, 1)
+
+    def frame(tiles):
+        return Detection(tiles=[SeenTile(p, xy, 0.95) for p, xy in tiles], tile_px=100.0)
+
+    t = Tracker(board, stable_frames=2)
+    feed(t, frame([(Placement(6, 0, 0, 2), (800.0, 660.0)), (Placement(9, 0, -1, 1), (740.0, 560.0))]), 2)
+    t.motion()  # the hand
+    later = frame([(renumbered[0], (850.0, 565.0)), (renumbered[1], (801.0, 661.0))])
+    [c] = feed(t, later, 4)
+    assert [(ch.kind, ch.after) for ch in c.changes] == [("moved", Placement(9, 1, -1, 3))]
 
 
 def test_a_cover_beside_the_board_holds_a_placement_only_while_the_picture_shows_something_there():

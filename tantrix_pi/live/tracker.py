@@ -10,7 +10,7 @@ cell's reading is sure; a cell that stays unsure is reported and the tracker wai
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 
@@ -55,6 +55,12 @@ committed again (else a board pushed as a tile was laid counted as a hand over i
 OCCLUSION_PATIENCE detections). The same tiles read in still frames of a steady camera, the sensor's grain alone
 changing, shift by 0.002-0.01 of their width (median; at most 0.017, simulator: wood, checks, dark wood under a warm
 lamp); a board turned a degree about its middle moves tiles three widths out by 0.05."""
+
+KEPT_PLACE = 0.5
+"""A tile whose centre lies within this share of a tile's width of where it lay in the last still frame read kept its
+place on the table. Of two ways of laying a frame's grid onto the committed board that place equally many tiles,
+the one that keeps such tiles on their cells is taken: on a board of two tiles, one of them moved, the picture shows
+which one (the detector numbers its cells from where the tiles now lie, so the grid alone cannot tell)."""
 
 HAND_BESIDE = 0.02
 """Share of a committed tile's picture, within TURN_REACH tile widths of its centre, that must differ from the table
@@ -134,14 +140,16 @@ class Unclear:
     where: list[tuple[float, float]] = field(default_factory=list)
 
 
-def register(reference: Board, seen: list[Placement]) -> Transform:
-    """The turn and move of the grid that lays `seen` best onto `reference` (same tile, cell and turn)."""
+def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()) -> Transform:
+    """The turn and move of the grid that lays `seen` best onto `reference` (same tile, cell and turn); of equally
+    good ones, the one that lays most of the tiles that `kept` their place (KEPT_PLACE), then none."""
     if not len(reference) or not seen:
         return IDENTITY
     known = [s for s in seen if reference.cell_of(s.tile) is not None]
     if known and all(reference.get(s.cell) == s for s in known):
         return IDENTITY  # every tile read where it was (most frames): no other transform can get more votes
     votes: Counter[Transform] = Counter()
+    anchored: Counter[Transform] = Counter()
     for s in seen:
         cell = reference.cell_of(s.tile)
         if cell is None:
@@ -150,6 +158,7 @@ def register(reference: Board, seen: list[Placement]) -> Transform:
         k = (r.rot - s.rot) % 6
         q, rr = turn(s.cell, k)
         votes[(k, r.q - q, r.r - rr)] += 1
+        anchored[(k, r.q - q, r.r - rr)] += s.tile in kept
     if not votes and len(seen) * len(reference) <= 400:
         # No tile read the same as before: lay the shapes onto each other instead (occupied cells only).
         ref_cells = reference.cells
@@ -162,8 +171,7 @@ def register(reference: Board, seen: list[Placement]) -> Transform:
                         votes[t] = sum(apply_cell(t, x.cell) in ref_cells for x in seen)
     if not votes:
         return IDENTITY
-    best = max(votes.values())
-    return IDENTITY if votes.get(IDENTITY) == best else max(votes, key=lambda t: (votes[t], t == IDENTITY))
+    return max(votes, key=lambda t: (votes[t], anchored[t], t == IDENTITY))
 
 
 def apply_cell(t: Transform, cell: Cell) -> Cell:
@@ -221,6 +229,8 @@ class Tracker:
         """Still detections in which only a change over its neighbours held a vanished tile back."""
         self.latest: dict[Cell, Placement] = {}
         """What the latest detection read, by cell, in committed coordinates (motion does not clear it)."""
+        self.where: dict[int, tuple[float, float]] = {}
+        """Where each committed tile lay in the picture (its centre) when last read as committed, by tile number."""
         self.doubt_laid: dict[Cell, bool] = {}
         """Empty cells doubted since the last commit: whether their picture had changed when first doubted
         (LAID_SEEN)."""
@@ -272,7 +282,11 @@ class Tracker:
         from the table as last committed (None: unknown); a tile read another way where it changed was turned.
         """
         seen = [t.placement for t in det.tiles]
-        self.transform = register(self.committed, seen)
+        kept = {t.placement.tile for t in det.tiles if (was := self.where.get(t.placement.tile)) is not None
+                and np.hypot(t.center_px[0] - was[0], t.center_px[1] - was[1]) < KEPT_PLACE * det.tile_px}
+        self.transform = register(self.committed, seen, kept)
+        self.where.update((t.placement.tile, t.center_px) for t in det.tiles
+                          if (p := apply(self.transform, t.placement)) == self.committed.get(p.cell))
         if changed_at is not None and self._turned_unseen(det, changed_at):
             # a hand too quick for the camera turned a tile: what was read of the table before says nothing now
             # (its old reading, still leading the votes, held the turn back until the next move)
