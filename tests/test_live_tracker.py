@@ -235,6 +235,10 @@ def test_of_two_tiles_the_one_that_moved_in_the_picture_is_the_one_moved_on_the_
     renumbered = [Placement(9, 0, 0, 3), Placement(6, -1, 1, 2)]
     assert apply(register(board, renumbered, kept={6}), renumbered[0]) == Placement(9, 1, -1, 3)
     assert apply(register(board, renumbered, kept={9}), renumbered[0]) == Placement(9, 0, -1, 1)
+    # 9 turned in place instead: both stayed put, and the grid that keeps both on their cells says 9 turned
+    turned = [Placement(9, 0, 0, 4), Placement(6, 0, 1, 2)]
+    t = register(board, turned, kept={6, 9})
+    assert apply(t, turned[1]) == Placement(6, 0, 0, 2) and apply(t, turned[0]) == Placement(9, 0, -1, 4)
 
     def frame(tiles):
         return Detection(tiles=[SeenTile(p, xy, 0.95) for p, xy in tiles], tile_px=100.0)

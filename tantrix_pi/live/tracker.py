@@ -142,14 +142,13 @@ class Unclear:
 
 def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()) -> Transform:
     """The turn and move of the grid that lays `seen` best onto `reference` (same tile, cell and turn); of equally
-    good ones, the one that lays most of the tiles that `kept` their place (KEPT_PLACE), then none."""
+    good ones, the one that lays most of the tiles that `kept` their place (KEPT_PLACE) on their cells, then none."""
     if not len(reference) or not seen:
         return IDENTITY
     known = [s for s in seen if reference.cell_of(s.tile) is not None]
     if known and all(reference.get(s.cell) == s for s in known):
         return IDENTITY  # every tile read where it was (most frames): no other transform can get more votes
     votes: Counter[Transform] = Counter()
-    anchored: Counter[Transform] = Counter()
     for s in seen:
         cell = reference.cell_of(s.tile)
         if cell is None:
@@ -158,7 +157,6 @@ def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()
         k = (r.rot - s.rot) % 6
         q, rr = turn(s.cell, k)
         votes[(k, r.q - q, r.r - rr)] += 1
-        anchored[(k, r.q - q, r.r - rr)] += s.tile in kept
     if not votes and len(seen) * len(reference) <= 400:
         # No tile read the same as before: lay the shapes onto each other instead (occupied cells only).
         ref_cells = reference.cells
@@ -171,7 +169,12 @@ def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()
                         votes[t] = sum(apply_cell(t, x.cell) in ref_cells for x in seen)
     if not votes:
         return IDENTITY
-    return max(votes, key=lambda t: (votes[t], anchored[t], t == IDENTITY))
+    stayed = [s for s in seen if s.tile in kept]
+
+    def anchored(t: Transform) -> int:
+        return sum(apply_cell(t, s.cell) == reference.cell_of(s.tile) for s in stayed)
+
+    return max(votes, key=lambda t: (votes[t], anchored(t), t == IDENTITY))
 
 
 def apply_cell(t: Transform, cell: Cell) -> Cell:
