@@ -240,14 +240,11 @@ def test_of_two_tiles_the_one_that_moved_in_the_picture_is_the_one_moved_on_the_
     t = register(board, turned, kept={6, 9})
     assert apply(t, turned[1]) == Placement(6, 0, 0, 2) and apply(t, turned[0]) == Placement(9, 0, -1, 4)
 
-    def frame(tiles):
-        return Detection(tiles=[SeenTile(p, xy, 0.95) for p, xy in tiles], tile_px=100.0)
-
     t = Tracker(board, stable_frames=2)
-    feed(t, frame([(Placement(6, 0, 0, 2), (800.0, 660.0)), (Placement(9, 0, -1, 1), (740.0, 560.0))]), 2)
+    feed(t, Detection(tiles=[SeenTile(p, (0.0, 0.0), 0.95) for p in board], tile_px=100.0), 2)
     t.motion()  # the hand
-    later = frame([(renumbered[0], (850.0, 565.0)), (renumbered[1], (801.0, 661.0))])
-    [c] = feed(t, later, 4)
+    [c] = [r for r in (t.observe(Detection(tiles=[SeenTile(p, (0.0, 0.0), 0.95) for p in renumbered], tile_px=100.0),
+                                 kept={6}) for _ in range(4)) if r is not None]
     assert [(ch.kind, ch.after) for ch in c.changes] == [("moved", Placement(9, 1, -1, 3))]
 
 

@@ -41,7 +41,7 @@ from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Notice, Store, WriteError
-from tantrix_pi.live.tracker import BOARD_MOVED, OCCLUSION_REACH, TURN_REACH, Commit, Tracker, Unclear
+from tantrix_pi.live.tracker import BOARD_MOVED, KEPT_PLACE, OCCLUSION_REACH, TURN_REACH, Commit, Tracker, Unclear
 from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 log = logging.getLogger("tantrix_pi.live")
@@ -87,12 +87,21 @@ class CommittedPicture:
     tiles: dict[int, tuple[float, float]]
     """The image centre of each tile read surely in it, by tile number."""
 
+    def shifts(self, det: Detection) -> dict[int, float]:
+        """How far (pixels) each tile read surely both in `det` and here lies from where it lay here, by tile."""
+        return {st.placement.tile: float(np.hypot(st.center_px[0] - was[0], st.center_px[1] - was[1]))
+                for st in det.tiles
+                if st.confidence >= CONFIDENT and (was := self.tiles.get(st.placement.tile)) is not None}
+
     def board_moved(self, det: Detection, tile_px: float) -> bool:
         """Whether the tiles read surely both in `det` and here lie elsewhere in the picture: the board was pushed or
         the camera knocked (BOARD_MOVED), and the two pictures cannot be compared."""
-        shifts = [np.hypot(st.center_px[0] - was[0], st.center_px[1] - was[1]) for st in det.tiles
-                  if st.confidence >= CONFIDENT and (was := self.tiles.get(st.placement.tile)) is not None]
+        shifts = list(self.shifts(det).values())
         return bool(shifts) and tile_px > 0 and float(np.median(shifts)) >= BOARD_MOVED * tile_px
+
+    def kept(self, det: Detection, tile_px: float) -> set[int]:
+        """The tiles read surely in `det` that lie where they lay here (KEPT_PLACE)."""
+        return {tile for tile, shift in self.shifts(det).items() if shift < KEPT_PLACE * tile_px}
 
 
 class LiveLoop:
@@ -391,7 +400,8 @@ class LiveLoop:
         self.stats.board_moved += moved
         changed_at = (partial(self._changed_at, frame, light_gain(picture.frame, frame))
                       if picture is not None and self.tile_px and not moved else None)
-        result = self.tracker.observe(det, None if moved else self._changed_tiles(frame, small), changed_at)
+        result = self.tracker.observe(det, None if moved else self._changed_tiles(frame, small), changed_at,
+                                      picture.kept(det, self.tile_px) if picture is not None else ())
         t = self.tracker
         if (isinstance(result, Commit) and not result.partial) or (t.streak >= t.stable_frames and t.as_committed):
             # the table as committed, in today's light, and where its board lies (not while a hand hides a tile)

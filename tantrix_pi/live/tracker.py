@@ -57,7 +57,7 @@ changing, shift by 0.002-0.01 of their width (median; at most 0.017, simulator: 
 lamp); a board turned a degree about its middle moves tiles three widths out by 0.05."""
 
 KEPT_PLACE = 0.5
-"""A tile whose centre lies within this share of a tile's width of where it lay in the last still frame read kept its
+"""A tile whose centre lies within this share of a tile's width of where it lay in the table as committed kept its
 place on the table. Of two ways of laying a frame's grid onto the committed board that place equally many tiles,
 the one that keeps such tiles on their cells is taken: on a board of two tiles, one of them moved, the picture shows
 which one (the detector numbers its cells from where the tiles now lie, so the grid alone cannot tell)."""
@@ -232,8 +232,6 @@ class Tracker:
         """Still detections in which only a change over its neighbours held a vanished tile back."""
         self.latest: dict[Cell, Placement] = {}
         """What the latest detection read, by cell, in committed coordinates (motion does not clear it)."""
-        self.where: dict[int, tuple[float, float]] = {}
-        """Where each committed tile lay in the picture (its centre) when last read as committed, by tile number."""
         self.doubt_laid: dict[Cell, bool] = {}
         """Empty cells doubted since the last commit: whether their picture had changed when first doubted
         (LAID_SEEN)."""
@@ -273,7 +271,8 @@ class Tracker:
         self._reset_window()
 
     def observe(self, det: Detection, changed_tiles: float | None = None,
-                changed_at: Callable[[tuple[float, float]], float] | None = None) -> Commit | Unclear | None:
+                changed_at: Callable[[tuple[float, float]], float] | None = None,
+                kept: Collection[int] = ()) -> Commit | Unclear | None:
         """Take one still frame's detection; a Commit when the board is settled and changed, Unclear when
         it is settled but some tile cannot be read, else None.
 
@@ -283,13 +282,10 @@ class Tracker:
         hides committed tiles, for as long as it stays, but tiles laid clear of it are committed.
         `changed_at(point)`: the share of the picture within TURN_REACH tile widths of that image point that differs
         from the table as last committed (None: unknown); a tile read another way where it changed was turned.
+        `kept`: the tiles that lie where they lay in the table as committed (KEPT_PLACE).
         """
         seen = [t.placement for t in det.tiles]
-        kept = {t.placement.tile for t in det.tiles if (was := self.where.get(t.placement.tile)) is not None
-                and np.hypot(t.center_px[0] - was[0], t.center_px[1] - was[1]) < KEPT_PLACE * det.tile_px}
         self.transform = register(self.committed, seen, kept)
-        self.where.update((t.placement.tile, t.center_px) for t in det.tiles
-                          if (p := apply(self.transform, t.placement)) == self.committed.get(p.cell))
         if changed_at is not None and self._turned_unseen(det, changed_at):
             # a hand too quick for the camera turned a tile: what was read of the table before says nothing now
             # (its old reading, still leading the votes, held the turn back until the next move)
