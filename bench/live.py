@@ -169,7 +169,7 @@ def behaviours_of(args, avoid: tuple[int, ...], fills: list[int] = ()) -> Behavi
                      press_after=1 if args.quick_press else None)
     if args.skip is None:
         return out
-    taken = {out.moved, out.turned}
+    taken = {getattr(out, n) for n in DURING if n != "skip"}  # one behaviour per move
     skip = args.skip - 1 if args.skip != -1 else next(
         (i for i in fills if i >= args.moves // 2 and i not in taken), next((i for i in fills if i not in taken), None))
     if skip is None:
