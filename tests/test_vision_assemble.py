@@ -269,3 +269,19 @@ def test_one_tile_laid_against_the_rule_on_a_small_board_is_a_violation_not_a_bo
                    CONFIG)
     assert len(det.tiles) == 4 and all(t.confidence > 0.9 for t in det.tiles)
     assert Placement(56, *cell, 0) in [t.placement for t in det.tiles]
+
+
+def test_a_live_referee_s_board_is_the_group_holding_most_of_its_tiles_whatever_their_colours():
+    def tile(number, cell, colour, group=0, at=(500.0, 400.0)):
+        return seen(cell, group, reading=Reading(number, 0, 0.97, -0.1, colour * 6), at=at)
+
+    pair = [tile(6, (0, 0), "R"), tile(9, (1, 0), "Y")]  # touching, their colours never meet
+    assert assemble(pair, face_maps(pair), SHAPE, CONFIG).tiles == []  # a photo check: two loose tiles
+    live = assemble(pair, face_maps(pair), SHAPE, CONFIG, on_board={6})  # the referee holds tile 6
+    assert {t.placement.tile for t in live.tiles} == {6, 9}
+    # the referee holds 6, 9 and 13; 13, just taken back, lies alone in the middle of the picture, the board off to
+    # the side: the board is still the group holding the most of them
+    aside = [tile(6, (0, 0), "R", at=(250.0, 200.0)), tile(9, (1, 0), "Y", at=(250.0, 200.0))]
+    back = tile(13, (0, 0), "G", group=5)
+    det = assemble([*aside, back], face_maps([*aside, back]), SHAPE, CONFIG, on_board={6, 9, 13})
+    assert {t.placement.tile for t in det.tiles} == {6, 9}

@@ -151,9 +151,10 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int
     all, is no board (-1 when there is none): shapes on the table that only look like tiles (noise on a
     dark table in a dim room) are not doubted as a board. Nor is a group whose touching edges never agree,
     nor one lone tile among other lone tiles (tiles scattered beside their box, a tile of the box's picture).
-    In a live game, a group in which a tile the referee holds on the table (`on_board`) is read is the board before
-    any other, whatever its colours: the game's second tile laid against the golden rule is no loose tile (taken
-    so, the board vanished and the first tile was announced as taken back)."""
+    In a live game, the group in which most of the tiles the referee holds on the table (`on_board`) are read is the
+    board before any other, whatever its colours: the game's second tile laid against the golden rule is no loose
+    tile (taken so, the board vanished and the first tile was announced as taken back). Most, not any: a tile taken
+    back from the board to lie beside it is read there before the referee has taken it off."""
     middle = np.array([shape[1] / 2, shape[0] / 2])
     best, best_key, lone = -1, None, 0
     for g in sorted({t.group for t in tiles} - {HELD}):
@@ -171,7 +172,7 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int
                 if other is not None:
                     pairs += 1
                     matched += reading.colours[d] == other.colours[opposite(d)]
-        held = any(t.reading is not None and t.reading.tile in on_board for t in mine)
+        held = len({t.reading.tile for t in mine if t.reading is not None and t.reading.tile in on_board})
         if pairs and not matched and not held:
             continue  # tiles lying side by side whose colours never meet: loose tiles, not a board
         lone += len(mine) == 1
