@@ -235,6 +235,11 @@ def test_of_two_tiles_the_one_that_moved_in_the_picture_is_the_one_moved_on_the_
     renumbered = [Placement(9, 0, 0, 3), Placement(6, -1, 1, 2)]
     assert apply(register(board, renumbered, kept={6}), renumbered[0]) == Placement(9, 1, -1, 3)
     assert apply(register(board, renumbered, kept={9}), renumbered[0]) == Placement(9, 0, -1, 1)
+    # 10 moved to the far side of 39 (4 players, seed 207): the grid turned half a circle keeps 39 on its cell too,
+    # turned; the one that keeps it as it lay says 10 moved
+    pair, across = B((39, 0, 0, 2), (10, -1, 0, 0)), [Placement(10, 0, 0, 3), Placement(39, -1, 0, 2)]
+    t = register(pair, across, kept={39})
+    assert apply(t, across[1]) == Placement(39, 0, 0, 2) and apply(t, across[0]) == Placement(10, 1, 0, 3)
     # 9 turned in place instead: both stayed put, and the grid that keeps both on their cells says 9 turned
     turned = [Placement(9, 0, 0, 4), Placement(6, 0, 1, 2)]
     t = register(board, turned, kept={6, 9})

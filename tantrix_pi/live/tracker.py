@@ -142,7 +142,8 @@ class Unclear:
 
 def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()) -> Transform:
     """The turn and move of the grid that lays `seen` best onto `reference` (same tile, cell and turn); of equally
-    good ones, the one that lays most of the tiles that `kept` their place (KEPT_PLACE) on their cells, then none."""
+    good ones, the one that lays most of the tiles that `kept` their place (KEPT_PLACE) as they lay, then on their
+    cells (one of them turned in place), then none."""
     if not len(reference) or not seen:
         return IDENTITY
     known = [s for s in seen if reference.cell_of(s.tile) is not None]
@@ -171,8 +172,9 @@ def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()
         return IDENTITY
     stayed = [s for s in seen if s.tile in kept]
 
-    def anchored(t: Transform) -> int:
-        return sum(apply_cell(t, s.cell) == reference.cell_of(s.tile) for s in stayed)
+    def anchored(t: Transform) -> tuple[int, int]:
+        laid = [apply(t, s) for s in stayed]
+        return sum(p == reference.get(p.cell) for p in laid), sum(p.cell == reference.cell_of(p.tile) for p in laid)
 
     return max(votes, key=lambda t: (votes[t], anchored(t), t == IDENTITY))
 
