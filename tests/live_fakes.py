@@ -88,9 +88,9 @@ def frame_of(board: Board, hand: bool = False, seed: int = 0, hands: dict | None
     return img
 
 
-def detect_frame(img: np.ndarray, confidence: float = 0.95, on_board=()) -> Detection:
+def detect_frame(img: np.ndarray, confidence: float = 0.95, on_board=(), lying=()) -> Detection:
     """Read back the board a `frame_of` frame carries (a hand hides it: nothing is read); `on_board` (the tiles the
-    referee holds) changes nothing."""
+    referee holds) and `lying` change nothing."""
     row = img[:HEADER].reshape(-1)
     n = int(row[0]) * 256 + int(row[1])
     try:

@@ -33,7 +33,7 @@ def test_the_detector_follows_the_profile_file(tmp_path, monkeypatch):
     from tantrix_pi.live.service import make_detector
 
     got = []
-    monkeypatch.setattr(vision, "detect", lambda image, profile=None, on_board=(): got.append(profile))
+    monkeypatch.setattr(vision, "detect", lambda image, profile=None, on_board=(), lying=(): got.append(profile))
     path = tmp_path / "profile.toml"
     detect = make_detector("", follow=path)
     image = np.zeros((8, 8, 3), np.uint8)

@@ -258,7 +258,7 @@ def test_a_detector_crash_on_one_frame_skips_it(tmp_path):
     frames = scene_frames(script(moves, still=5, hand=2))
     calls = [0]
 
-    def flaky(img, on_board=()):
+    def flaky(img, on_board=(), lying=()):
         calls[0] += 1
         if calls[0] == 4:
             raise ValueError("odd frame")
@@ -420,7 +420,7 @@ def test_an_unsure_tile_is_never_judged(tmp_path):
     bad.place(wrong)
     frames = scene_frames(script(GAME[:4], still=4, hand=2)) + [frame_of(bad, hand=True)] + [frame_of(bad)] * 8
 
-    def detect(img, on_board=()):
+    def detect(img, on_board=(), lying=()):
         det = detect_frame(img)
         return seen(det.board, unsure={wrong.cell: 0.3}) if wrong.cell in det.board else det
 
@@ -529,7 +529,7 @@ def test_the_frame_skipped_after_a_hand_is_read_by_the_detector_once_the_next_is
     # is outvoted, not committed on the strength of one reading)
     store, sink, looked = Store(tmp_path / "state.db"), MemorySink(), []
 
-    def detect(frame, on_board=()):
+    def detect(frame, on_board=(), lying=()):
         looked.append(frame)
         return detect_frame(frame)
 

@@ -260,3 +260,27 @@ def test_the_game_s_second_tile_laid_against_the_golden_rule_is_illegal_and_the_
     assert said == [("placed", tiles[0]), ("illegal", tiles[1]), *[("placed", t) for t in tiles[1:]]]
     assert [m.placement.tile for m in loop.store.moves(loop.game)] == tiles
     assert all(m.legal for m in loop.store.moves(loop.game))
+
+
+def test_the_first_tile_of_a_game_without_hand_zones_is_seen_among_the_face_up_hands(tmp_path):
+    # the players' tiles lie face up along the frame's edges, but no zones were set: the first tile laid is one lone
+    # tile among the hands' lone tiles, so a photo has no board. The referee saw the hands lying there while the table
+    # was empty: the tile laid where none lay is the first (else it waited for the second, and both were credited to
+    # the first player)
+    from tantrix_pi.devices.sources import ReplaySource
+    from tantrix_pi.live.demo import Demo
+    from tantrix_pi.live.loop import LiveLoop
+    from tantrix_pi.live.recording import letters
+    from tantrix_pi.live.referee import Setup
+    from tantrix_pi.live.service import make_detector
+    from tantrix_pi.live.sinks import MemorySink
+    from tantrix_pi.live.store import Store
+
+    demo = Demo.selfplay(2, 203, 5, 2, 3, hands=True)
+    sink = MemorySink()
+    loop = LiveLoop(ReplaySource(lambda: demo.frames(loop.commands)), make_detector(""), Store(tmp_path / "s.db"),
+                    Setup("game", letters(demo.players)), sink)
+    loop.run()
+    placed = [(e.data["tile"], e.data["player"]) for e in sink.events if e.kind == "placed"]
+    assert placed == [(p.tile, who) for p, who in zip(demo.moves, demo.movers, strict=True)]
+    assert not [e for e in sink.events if e.kind in ("illegal", "taken_back", "removed", "unsure")]

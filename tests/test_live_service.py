@@ -108,7 +108,7 @@ def test_loop_sends_ready_when_the_camera_is_up_and_pings_the_watchdog(tmp_path)
         listener.start()
         frames = scene_frames(script(game(2), still=4, hand=2))
 
-        def slow_detect(img, on_board=()):
+        def slow_detect(img, on_board=(), lying=()):
             time.sleep(0.002)  # let the listener keep up, as systemd would
             return detect_frame(img)
 

@@ -285,3 +285,27 @@ def test_a_live_referee_s_board_is_the_group_holding_most_of_its_tiles_whatever_
     back = tile(13, (0, 0), "G", group=5)
     det = assemble([*aside, back], face_maps([*aside, back]), SHAPE, CONFIG, on_board={6, 9, 13})
     assert {t.placement.tile for t in det.tiles} == {6, 9}
+
+
+def test_a_live_referee_s_first_tile_is_the_lone_tile_laid_where_none_lay_among_the_hands_lying_apart():
+    def tile(number, at):
+        return seen((0, 0), number, reading=Reading(number, 0, 0.97, -0.1, "RYBRYB"), at=at)
+
+    hands = [tile(n, (100.0 + 90 * n, 700.0)) for n in (1, 2, 3, 4)]  # face up along the frame's edge, apart
+    first = tile(7, (500.0, 400.0))
+    table = [*hands, first]
+
+    def lay_there(t):  # the hands lay there when the referee last matched the table, the board empty
+        return t in hands
+
+    assert assemble(table, face_maps(table), SHAPE, CONFIG).tiles == []  # a photo: which lone tile is the board?
+    live = assemble(table, face_maps(table), SHAPE, CONFIG, lay_there=lay_there)
+    assert [t.placement.tile for t in live.tiles] == [7] and sorted(u.tile for u in live.loose) == [1, 2, 3, 4]
+    # two tiles laid where none lay: which is the first is not known, and none is taken
+    second = tile(9, (800.0, 200.0))
+    assert assemble([*table, second], face_maps([*table, second]), SHAPE, CONFIG, lay_there=lay_there).tiles == []
+    # a tile drawn into a hand, at the end of its row, is no first tile: it lies among the hands
+    drawn = tile(5, (100.0 + 90 * 5, 700.0))
+    assert assemble([*hands, drawn], face_maps([*hands, drawn]), SHAPE, CONFIG, lay_there=lay_there).tiles == []
+    # once the referee holds a board, a lone tile laid elsewhere is no first tile
+    assert assemble(table, face_maps(table), SHAPE, CONFIG, on_board={30}, lay_there=lay_there).tiles == []

@@ -710,7 +710,7 @@ def test_at_most_two_photo_checks_run_at_once(photos):
 
     release, running = threading.Event(), []
 
-    def slow_detect(image, on_board=()):
+    def slow_detect(image, on_board=(), lying=()):
         running.append(1)
         release.wait(10)
         return detect(image)
@@ -949,7 +949,7 @@ def test_the_seats_step_finds_each_hand_writes_the_config_and_the_running_refere
     held = {"Y": set(range(1, 7)), "R": set(range(7, 13))}
     table = [frame_of(Board(), hands={"Y": held["Y"]})]  # one hand laid out so far
 
-    def sized(image, on_board=()):  # frame_of's tiles are 8 px wide, hands alone too
+    def sized(image, on_board=(), lying=()):  # frame_of's tiles are 8 px wide, hands alone too
         return replace(detect_frame(image), tile_px=8.0)
 
     given = {}

@@ -9,7 +9,7 @@ cells and the cells next to them: a tile-like thing elsewhere that shows no band
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 import numpy as np
@@ -46,15 +46,16 @@ from tantrix_pi.vision.seen import HELD, Seen
 
 
 def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.ndarray | None = None,
-             on_board: Collection[int] = ()) -> Detection:
+             on_board: Collection[int] = (), lay_there: Callable[[Seen], bool] = lambda _t: False) -> Detection:
     """The detection: board tiles with their placements and confidence, and every doubt with its reason. With the
     `photo`, a cell next to the board that shows tile face where no tile was found is read too: a back there
     (a tile turned over, black like its neighbours' faces, that the network did not mark) is filed face down.
-    `on_board`: the tiles a live referee holds on the table (`_board_group`)."""
+    `on_board`: the tiles a live referee holds on the table; `lay_there`: whether a tile lies where the referee saw
+    one lying apart before (`_board_group`)."""
     det = Detection()
     if not tiles:
         return det
-    board = _board_group(tiles, shape, cfg, on_board)
+    board = _board_group(tiles, shape, cfg, on_board, lay_there)
     clear = sum(t.group == board and t.reading is not None and t.reading.confidence >= CONFIDENT for t in tiles)
     tiles, doubtful = _doubt_unmatched(tiles, board, cfg)
     on_board = [t for t in tiles if t.group == board]
@@ -144,7 +145,8 @@ def _tile_in_glare(t: Seen, board: list[Seen], maps: list[Maps], cfg: Config) ->
     return expected is None or lo <= t.hexagon.width / expected[1] <= hi
 
 
-def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int] = ()) -> int:
+def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int] = (),
+                 lay_there: Callable[[Seen], bool] = lambda _t: False) -> int:
     """The group that is the board: touching edges whose colours match count most, then its tiles, less
     for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
     A group none of whose tiles reads confidently as a tile, and too few of whose tiles read as tiles at
@@ -154,9 +156,13 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int
     In a live game, the group in which most of the tiles the referee holds on the table (`on_board`) are read is the
     board before any other, whatever its colours: the game's second tile laid against the golden rule is no loose
     tile (taken so, the board vanished and the first tile was announced as taken back). Most, not any: a tile taken
-    back from the board to lie beside it is read there before the referee has taken it off."""
+    back from the board to lie beside it is read there before the referee has taken it off. And while it holds none,
+    of lone tiles the one that does not lie where the referee saw a tile lying apart before (`lay_there`) is the
+    game's first tile, when it is the only such one, others lay there (the players' face-up hands, no zones), and it
+    lies nearer the middle of the photo than all of them (the board is where the camera looks; a tile drawn into a
+    hand lies among the hands)."""
     middle = np.array([shape[1] / 2, shape[0] / 2])
-    best, best_key, lone = -1, None, 0
+    best, best_key, lone = -1, None, []
     for g in sorted({t.group for t in tiles} - {HELD}):
         mine = [t for t in tiles if t.group == g]
         conf = [t.reading.confidence for t in mine if t.reading is not None]
@@ -175,13 +181,19 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int
         held = len({t.reading.tile for t in mine if t.reading is not None and t.reading.tile in on_board})
         if pairs and not matched and not held:
             continue  # tiles lying side by side whose colours never meet: loose tiles, not a board
-        lone += len(mine) == 1
+        if len(mine) == 1:
+            lone.append(mine[0])
         spot = np.mean([t.centre for t in mine], axis=0)
         off_centre = float(np.linalg.norm(spot - middle) / np.linalg.norm(middle))
         key = (held, matched + 0.25 * len(placed) - 3.0 * off_centre, len(mine))
         if best_key is None or key > best_key:
             best, best_key = g, key
-    if best_key is not None and not best_key[0] and best_key[2] == 1 and lone > 1:
+    if best_key is not None and not best_key[0] and best_key[2] == 1 and len(lone) > 1:
+        laid = [t for t in lone if not lay_there(t)]
+        if not on_board and len(laid) == 1 and len(laid) < len(lone):
+            first, out = laid[0], [float(np.linalg.norm(np.subtract(t.centre, middle))) for t in lone]
+            if out[lone.index(first)] < min(d for d, t in zip(out, lone, strict=True) if t is not first):
+                return first.group  # the game's first tile, laid among the hands lying there before it
         return -1  # tiles lying apart, none touching another: which one would be the board? (zones say hands)
     return best
 

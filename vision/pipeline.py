@@ -7,6 +7,7 @@ full-resolution photo. Every tuning number is in `config.CONFIG`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Collection, Sequence
 from contextlib import contextmanager
@@ -22,11 +23,12 @@ from tantrix_pi.vision.detection import Detection, in_polygon, polygon
 from tantrix_pi.vision.find import find_tiles
 from tantrix_pi.vision.network import TileNetwork, shipped
 from tantrix_pi.vision.photo import check_shape
-from tantrix_pi.vision.seen import HELD
+from tantrix_pi.vision.seen import HELD, Seen
 
 
 def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: TileNetwork | None = None,
-           zones: Sequence[np.ndarray] = (), on_board: Collection[int] = ()) -> Detection:
+           zones: Sequence[np.ndarray] = (), on_board: Collection[int] = (),
+           lying: Sequence[tuple[float, float]] = ()) -> Detection:
     """Read the board (and loose, face-down, unreadable tiles) in a BGR photo of the table.
 
     With a calibration profile (`calibration.Profile`) the photo is white-balanced, then rectified to a
@@ -35,17 +37,20 @@ def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: Ti
     tile whose centre lies in one is never taken for the board, and is reported loose or face down.
     `on_board`: the tiles a live referee holds on the table: touching tiles among which one of them is read are the
     board, though their colours never meet (the second tile of a game laid against the golden rule).
+    `lying`: where (raw photo pixels) the live referee saw tiles lying apart from the board when it last matched the
+    table, the board empty: the one lone tile lying where none lay is the game's first tile, though the players' face-up
+    hands lie apart too (`assemble._board_group`).
     `photo.PhotoError` (one line) for a picture too small, too big or too thin to show a board.
     """
     image = _as_bgr(image)
     check_shape(image.shape[1], image.shape[0])
     network = network or shipped()
     if profile is None:
-        return _detect(image, config, network, _held_by(zones, None), on_board)
+        return _detect(image, config, network, _held_by(zones, None), on_board, _lay_there(lying, None))
     t = time.perf_counter()
     view, to_raw = calibrated_view(image, profile)
     prepared = time.perf_counter() - t
-    det = _detect(view, config, network, _held_by(zones, to_raw), on_board)
+    det = _detect(view, config, network, _held_by(zones, to_raw), on_board, _lay_there(lying, to_raw))
     det.timings = {"calibration": prepared, **det.timings}
     return _in_raw_pixels(det, to_raw) if to_raw is not None else det
 
@@ -61,9 +66,23 @@ def _held_by(zones: Sequence[np.ndarray], to_raw) -> Callable[[tuple[float, floa
     return held
 
 
+def _lay_there(lying: Sequence[tuple[float, float]], to_raw) -> Callable[[Seen], bool]:
+    """Whether a tile found in the detector's view lies within half its width of one of the `lying` points (raw photo
+    pixels)."""
+    def there(t: Seen) -> bool:
+        if not lying:
+            return False
+        points = np.array([t.centre, (t.centre[0] + t.hexagon.width / 2, t.centre[1])], np.float64)
+        raw = to_raw(points) if to_raw is not None else points
+        reach = float(np.linalg.norm(raw[1] - raw[0]))
+        return any(math.dist(raw[0], p) < reach for p in lying)
+
+    return there
+
+
 def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
             held: Callable[[tuple[float, float]], bool] = lambda _point: False,
-            on_board: Collection[int] = ()) -> Detection:
+            on_board: Collection[int] = (), lay_there: Callable[[Seen], bool] = lambda _t: False) -> Detection:
     timings: dict[str, float] = {}
 
     @contextmanager
@@ -83,7 +102,7 @@ def _detect(photo: np.ndarray, cfg: Config, network: TileNetwork,
     with stage("decode"):
         tiles = decode.decode_tiles(tiles, cfg.decode, cfg.read)
     with stage("assemble"):
-        det = assemble(tiles, maps, photo.shape, cfg, photo, on_board)
+        det = assemble(tiles, maps, photo.shape, cfg, photo, on_board, lay_there)
     det.timings = timings
     return det
 

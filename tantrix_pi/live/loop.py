@@ -47,8 +47,8 @@ from tantrix_pi.vision.detection import CONFIDENT, Detection
 log = logging.getLogger("tantrix_pi.live")
 
 Detector = Callable[..., Detection]
-"""`detect(frame, on_board=tiles)`: a frame's detection, told which tiles the referee holds on the table
-(`vision.detect`'s `on_board`)."""
+"""`detect(frame, on_board=tiles, lying=points)`: a frame's detection, told which tiles the referee holds on the table
+and where tiles lay apart from the board in the table as committed (`vision.detect`'s `on_board` and `lying`)."""
 
 IMPORTANT = ("game_over", "solitaire_over", "four_over", "illegal", "unsure", "storage", "solved", "not_solved",
              "must_fill", "bag_empty", "taken_back", "removed", "restored", "draw", "placed", "turned", "moved",
@@ -86,6 +86,8 @@ class CommittedPicture:
     """Where the board lay in it: the thumbnail's pixels near its tiles (None: all of it, an empty board)."""
     tiles: dict[int, tuple[float, float]]
     """The image centre of each tile read surely in it, by tile number."""
+    lying: tuple[tuple[float, float], ...] = ()
+    """The image centres of the tiles lying apart from the board in it (loose: the players' face-up hands)."""
 
     def shifts(self, det: Detection) -> dict[int, float]:
         """How far (pixels) each tile read surely both in `det` and here lies from where it lay here, by tile."""
@@ -373,9 +375,11 @@ class LiveLoop:
     def _look(self, frame: np.ndarray, small: np.ndarray) -> Detection | None:
         """A still frame (`small`: its gate thumbnail) through the detector, the tracker and the referee; the
         detection, unless it failed."""
+        picture = self.committed_picture
         t1 = time.perf_counter()
         try:
-            det = self.detect(frame, on_board=self.tracker.committed.tiles)
+            det = self.detect(frame, on_board=self.tracker.committed.tiles,
+                              lying=picture.lying if picture is not None else ())
         except Exception as e:  # a detector bug on one odd frame must not end the game: skip the frame
             self.stats.detector_errors += 1
             log.error("the detector failed on a frame (%s: %s); frame skipped", type(e).__name__, e,
@@ -395,7 +399,6 @@ class LiveLoop:
                     self._save(lambda game=self.game: self.store.log_events(game, out.events, state))
                 self._say(out.events, out)
         self.motion = 0
-        picture = self.committed_picture
         moved = picture is not None and picture.board_moved(det, self.tile_px)
         self.stats.board_moved += moved
         changed_at = (partial(self._changed_at, frame, light_gain(picture.frame, frame))
@@ -408,7 +411,8 @@ class LiveLoop:
             self.committed_picture = CommittedPicture(
                 small, frame, self.gate.near([st.center_px for st in det.tiles], OCCLUSION_REACH * det.tile_px,
                                              frame.shape) if det.tiles and det.tile_px > 0 else None,
-                {st.placement.tile: st.center_px for st in det.tiles if st.confidence >= CONFIDENT})
+                {st.placement.tile: st.center_px for st in det.tiles if st.confidence >= CONFIDENT},
+                tuple(u.center_px for u in det.loose))
         if isinstance(result, Commit):
             laid = [ch.after for ch in result.changes if ch.after is not None]  # placed, or moved or turned there
             ref = self.referee

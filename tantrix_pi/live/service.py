@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -64,7 +64,7 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None, zone
     loaded = {"stamp": None, "profile": Profile.load(path) if path is not None else None}
     followed = Path(follow) if follow is not None else None
 
-    def run(image, on_board: Collection[int] = ()):
+    def run(image, on_board: Collection[int] = (), lying: Sequence[tuple[float, float]] = ()):
         if followed is not None:
             try:
                 stamp = followed.stat().st_mtime_ns
@@ -78,10 +78,10 @@ def make_detector(profile_path: str = "", follow: str | Path | None = None, zone
                 except TantrixError as e:  # a damaged profile must not stop the referee: keep the last one
                     log.error("%s; the detector keeps its previous calibration", e)
         if not zones:
-            return detect(image, profile=loaded["profile"], on_board=on_board)
+            return detect(image, profile=loaded["profile"], on_board=on_board, lying=lying)
         size = (image.shape[1], image.shape[0])
         return detect(image, profile=loaded["profile"], zones=[in_pixels(z, size) for z in zones.values()],
-                      on_board=on_board)
+                      on_board=on_board, lying=lying)
 
     return run
 
