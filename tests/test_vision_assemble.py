@@ -277,13 +277,13 @@ def test_a_live_referee_s_board_is_the_group_holding_most_of_its_tiles_whatever_
 
     pair = [tile(6, (0, 0), "R"), tile(9, (1, 0), "Y")]  # touching, their colours never meet
     assert assemble(pair, face_maps(pair), SHAPE, CONFIG).tiles == []  # a photo check: two loose tiles
-    live = assemble(pair, face_maps(pair), SHAPE, CONFIG, on_board={6})  # the referee holds tile 6
+    live = assemble(pair, face_maps(pair), SHAPE, CONFIG, holds={6})  # the referee holds tile 6
     assert {t.placement.tile for t in live.tiles} == {6, 9}
     # the referee holds 6, 9 and 13; 13, just taken back, lies alone in the middle of the picture, the board off to
     # the side: the board is still the group holding the most of them
     aside = [tile(6, (0, 0), "R", at=(250.0, 200.0)), tile(9, (1, 0), "Y", at=(250.0, 200.0))]
     back = tile(13, (0, 0), "G", group=5)
-    det = assemble([*aside, back], face_maps([*aside, back]), SHAPE, CONFIG, on_board={6, 9, 13})
+    det = assemble([*aside, back], face_maps([*aside, back]), SHAPE, CONFIG, holds={6, 9, 13})
     assert {t.placement.tile for t in det.tiles} == {6, 9}
 
 
@@ -308,4 +308,4 @@ def test_a_live_referee_s_first_tile_is_the_lone_tile_laid_where_none_lay_among_
     drawn = tile(5, (100.0 + 90 * 5, 700.0))
     assert assemble([*hands, drawn], face_maps([*hands, drawn]), SHAPE, CONFIG, lay_there=lay_there).tiles == []
     # once the referee holds a board, a lone tile laid elsewhere is no first tile
-    assert assemble(table, face_maps(table), SHAPE, CONFIG, on_board={30}, lay_there=lay_there).tiles == []
+    assert assemble(table, face_maps(table), SHAPE, CONFIG, holds={30}, lay_there=lay_there).tiles == []

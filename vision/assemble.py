@@ -46,16 +46,16 @@ from tantrix_pi.vision.seen import HELD, Seen
 
 
 def assemble(tiles: list[Seen], maps: list[Maps], shape, cfg: Config, photo: np.ndarray | None = None,
-             on_board: Collection[int] = (), lay_there: Callable[[Seen], bool] = lambda _t: False) -> Detection:
+             holds: Collection[int] = (), lay_there: Callable[[Seen], bool] = lambda _t: False) -> Detection:
     """The detection: board tiles with their placements and confidence, and every doubt with its reason. With the
     `photo`, a cell next to the board that shows tile face where no tile was found is read too: a back there
     (a tile turned over, black like its neighbours' faces, that the network did not mark) is filed face down.
-    `on_board`: the tiles a live referee holds on the table; `lay_there`: whether a tile lies where the referee saw
-    one lying apart before (`_board_group`)."""
+    `holds`: the tiles a live referee holds on the table; `lay_there`: whether a tile lies where the referee saw one
+    lying apart before (`_board_group`)."""
     det = Detection()
     if not tiles:
         return det
-    board = _board_group(tiles, shape, cfg, on_board, lay_there)
+    board = _board_group(tiles, shape, cfg, holds, lay_there)
     clear = sum(t.group == board and t.reading is not None and t.reading.confidence >= CONFIDENT for t in tiles)
     tiles, doubtful = _doubt_unmatched(tiles, board, cfg)
     on_board = [t for t in tiles if t.group == board]
@@ -145,7 +145,7 @@ def _tile_in_glare(t: Seen, board: list[Seen], maps: list[Maps], cfg: Config) ->
     return expected is None or lo <= t.hexagon.width / expected[1] <= hi
 
 
-def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int] = (),
+def _board_group(tiles: list[Seen], shape, cfg: Config, holds: Collection[int] = (),
                  lay_there: Callable[[Seen], bool] = lambda _t: False) -> int:
     """The group that is the board: touching edges whose colours match count most, then its tiles, less
     for lying far from the middle of the photo (the camera looks at the board, hands lie at the side).
@@ -153,7 +153,7 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int
     all, is no board (-1 when there is none): shapes on the table that only look like tiles (noise on a
     dark table in a dim room) are not doubted as a board. Nor is a group whose touching edges never agree,
     nor one lone tile among other lone tiles (tiles scattered beside their box, a tile of the box's picture).
-    In a live game, the group in which most of the tiles the referee holds on the table (`on_board`) are read is the
+    In a live game, the group in which most of the tiles the referee holds on the table (`holds`) are read is the
     board before any other, whatever its colours: the game's second tile laid against the golden rule is no loose
     tile (taken so, the board vanished and the first tile was announced as taken back). Most, not any: a tile taken
     back from the board to lie beside it is read there before the referee has taken it off. And while it holds none,
@@ -178,7 +178,7 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int
                 if other is not None:
                     pairs += 1
                     matched += reading.colours[d] == other.colours[opposite(d)]
-        held = len({t.reading.tile for t in mine if t.reading is not None and t.reading.tile in on_board})
+        held = len({t.reading.tile for t in mine if t.reading is not None and t.reading.tile in holds})
         if pairs and not matched and not held:
             continue  # tiles lying side by side whose colours never meet: loose tiles, not a board
         if len(mine) == 1:
@@ -190,7 +190,7 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, on_board: Collection[int
             best, best_key = g, key
     if best_key is not None and not best_key[0] and best_key[2] == 1 and len(lone) > 1:
         laid = [t for t in lone if not lay_there(t)]
-        if not on_board and len(laid) == 1 and len(laid) < len(lone):
+        if not holds and len(laid) == 1 and len(laid) < len(lone):
             first, out = laid[0], [float(np.linalg.norm(np.subtract(t.centre, middle))) for t in lone]
             if out[lone.index(first)] < min(d for d, t in zip(out, lone, strict=True) if t is not first):
                 return first.group  # the game's first tile, laid among the hands lying there before it

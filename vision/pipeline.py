@@ -35,8 +35,8 @@ def detect(image: np.ndarray, profile=None, config: Config = CONFIG, network: Ti
     top view of the table (or only undistorted), and every position is reported in raw photo pixels.
     `zones`: polygons (N x 2 raw photo pixels) where tiles lie apart from the board, the players' hands: a
     tile whose centre lies in one is never taken for the board, and is reported loose or face down.
-    `on_board`: the tiles a live referee holds on the table: touching tiles among which one of them is read are the
-    board, though their colours never meet (the second tile of a game laid against the golden rule).
+    `on_board`: the tiles a live referee holds on the table: the touching tiles among which most of them are read are
+    the board, though their colours never meet (the second tile of a game laid against the golden rule).
     `lying`: where (raw photo pixels) the live referee saw tiles lying apart from the board when it last matched the
     table, the board empty: the one lone tile lying where none lay is the game's first tile, though the players' face-up
     hands lie apart too (`assemble._board_group`).

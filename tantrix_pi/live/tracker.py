@@ -59,8 +59,9 @@ lamp); a board turned a degree about its middle moves tiles three widths out by 
 KEPT_PLACE = 0.5
 """A tile whose centre lies within this share of a tile's width of where it lay in the table as committed kept its
 place on the table. Of two ways of laying a frame's grid onto the committed board that place equally many tiles,
-the one that keeps such tiles on their cells is taken: on a board of two tiles, one of them moved, the picture shows
-which one (the detector numbers its cells from where the tiles now lie, so the grid alone cannot tell)."""
+the one that lays such tiles as they lay is taken, then the one that keeps them on their cells (`register`): on a board
+of two tiles, one of them moved, the picture shows which one (the detector numbers its cells from where the tiles now
+lie, so the grid alone cannot tell)."""
 
 HAND_BESIDE = 0.02
 """Share of a committed tile's picture, within TURN_REACH tile widths of its centre, that must differ from the table
