@@ -86,7 +86,7 @@ class CommittedPicture:
     """Where the board lay in it: the thumbnail's pixels near its tiles (None: all of it, an empty board)."""
     tiles: dict[int, tuple[float, float]]
     """The image centre of each tile read surely in it, by tile number."""
-    lying: tuple[tuple[float, float], ...] = ()
+    lying: tuple[tuple[float, float], ...]
     """The image centres of the tiles lying apart from the board in it (loose: the players' face-up hands)."""
 
     def shifts(self, det: Detection) -> dict[int, float]:
