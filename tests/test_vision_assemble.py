@@ -291,7 +291,7 @@ def test_a_live_referee_s_first_tile_is_the_lone_tile_laid_where_none_lay_among_
     def tile(number, at):
         return seen((0, 0), number, reading=Reading(number, 0, 0.97, -0.1, "RYBRYB"), at=at)
 
-    hands = [tile(n, (100.0 + 90 * n, 700.0)) for n in (1, 2, 3, 4)]  # face up along the frame's edge, apart
+    hands = [tile(n, (100.0 + 90 * n, 760.0)) for n in (1, 2, 3, 4)]  # face up along the frame's edge, apart
     first = tile(7, (500.0, 400.0))
     table = [*hands, first]
 
@@ -305,7 +305,11 @@ def test_a_live_referee_s_first_tile_is_the_lone_tile_laid_where_none_lay_among_
     second = tile(9, (800.0, 200.0))
     assert assemble([*table, second], face_maps([*table, second]), SHAPE, CONFIG, lay_there=lay_there).tiles == []
     # a tile drawn into a hand, at the end of its row, is no first tile: it lies among the hands
-    drawn = tile(5, (100.0 + 90 * 5, 700.0))
+    drawn = tile(5, (100.0 + 90 * 5, 760.0))
     assert assemble([*hands, drawn], face_maps([*hands, drawn]), SHAPE, CONFIG, lay_there=lay_there).tiles == []
+    # nor is a tile laid nearer the middle than the hands but not near it: a player laying out their hand
+    out_there = tile(8, (500.0, 680.0))
+    table2 = [*hands, out_there]
+    assert assemble(table2, face_maps(table2), SHAPE, CONFIG, lay_there=lay_there).tiles == []
     # once the referee holds a board, a lone tile laid elsewhere is no first tile
     assert assemble(table, face_maps(table), SHAPE, CONFIG, holds={30}, lay_there=lay_there).tiles == []

@@ -159,8 +159,8 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, holds: Collection[int] =
     back from the board to lie beside it is read there before the referee has taken it off. And while it holds none,
     of lone tiles the one that does not lie where the referee saw a tile lying apart before (`lay_there`) is the
     game's first tile, when it is the only such one, others lay there (the players' face-up hands, no zones), and it
-    lies nearer the middle of the photo than all of them (the board is where the camera looks; a tile drawn into a
-    hand lies among the hands)."""
+    lies nearer the middle of the photo than all of them and within `first_reach` of it (the board is where the camera
+    looks; a tile drawn into a hand lies among the hands, along the edges)."""
     middle = np.array([shape[1] / 2, shape[0] / 2])
     best, best_key, lone = -1, None, []
     for g in sorted({t.group for t in tiles} - {HELD}):
@@ -192,7 +192,9 @@ def _board_group(tiles: list[Seen], shape, cfg: Config, holds: Collection[int] =
         laid = [t for t in lone if not lay_there(t)]
         if not holds and len(laid) == 1 and len(laid) < len(lone):
             first, out = laid[0], [float(np.linalg.norm(np.subtract(t.centre, middle))) for t in lone]
-            if out[lone.index(first)] < min(d for d, t in zip(out, lone, strict=True) if t is not first):
+            mine = out[lone.index(first)]
+            if mine < min(d for d, t in zip(out, lone, strict=True) if t is not first) and \
+                    mine <= cfg.assemble.first_reach * float(np.linalg.norm(middle)):
                 return first.group  # the game's first tile, laid among the hands lying there before it
         return -1  # tiles lying apart, none touching another: which one would be the board? (zones say hands)
     return best

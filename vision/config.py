@@ -174,6 +174,10 @@ class AssembleConfig:
     """A bright shape without bands on the board's grid is a tile washed out by glare only when it is this wide
     against the width its neighbours give its cell (wide's washed-out tiles: 0.93-1.02): a tile is as wide as
     the tiles beside it. Narrower or wider it is the white table (a pen circle on paper beside 60 px tiles: 0.81)."""
+    first_reach: float = 0.4
+    """A live referee's first tile, laid among the players' hands lying apart (no zones), lies at most this share of
+    the way from the photo's middle to a corner: the board starts where the camera looks, the hands lie along the
+    edges (the simulator's live games: first tiles 0.10-0.25, the hand zones' tiles from 0.45 out)."""
 
 
 @dataclass(frozen=True)
