@@ -5,7 +5,8 @@
                                   [--quick-press]
                                   [--players 2] [--hands [--skip [N]]] [--seed 23]
                                   [--table dark_wood]
-                                  [--light-k 2700] [--awb 0.3] [--exposure 0.75] [--size 1640x1232]
+                                  [--light-k 2700] [--awb 0.3] [--exposure 0.75] [--glare 0.9 [--glare-spots 2]]
+                                  [--size 1640x1232]
                                   [--tile-px PX] [--still 5] [--hand 2] [--frames DIR] [--events]
 
 The game: the bundled demo game (2 players, one illegal tile taken back before move 10 when it falls inside), or
@@ -42,11 +43,12 @@ as it is down, before the referee can have committed it), not once the table has
 The photos are rendered by the simulator into a folder of JPEGs first (a worker process: not timed, not in the
 RSS), then replayed as fast as possible through the loop `tantrix-pi run` drives (the service's gate,
 stable_frames 2). --table and the light options put the game on another table under another light (the dim warm
-lamp on dark wood: --table dark_wood --light-k 2700 --awb 0.3 --exposure 0.75); --tile-px sets the tile size
-(default: 110 for the bundled game, else the size at which the board and the zones fit); --still and --hand set
-how many frames each settled table and each hand over the table show (5 and 2: a slower camera, or quicker
-players, show fewer); --frames DIR keeps the photos there; --events lists every event about a tile with its frame
-and the scene it came in.
+lamp on dark wood: --table dark_wood --light-k 2700 --awb 0.3 --exposure 0.75; --glare 0.9 --glare-spots 2, a
+lamp's glare on the glossy tiles strong enough to wash some out, where the photos' seed puts it); --tile-px sets the
+tile size (default: 110 for the bundled game, else the size at which the board and the zones fit); --still and
+--hand set how many frames each settled table and each hand over the table show (5 and 2: a slower camera, or
+quicker players, show fewer); --frames DIR keeps the photos there; --events lists every event about a tile with its
+frame and the scene it came in.
 
 Two tables: speed (medians; latency from a scene's first still frame to its announcement), then the check of the
 stored events (kind and data, never the words) against the script: every placement announced in order (a
@@ -202,6 +204,8 @@ def main() -> int:
     ap.add_argument("--light-k", type=float, help="colour temperature of the light")
     ap.add_argument("--awb", type=float, help="share of the light's cast the camera's white balance removes")
     ap.add_argument("--exposure", type=float, help="light level (1: as recorded; 0.5 a dim room)")
+    ap.add_argument("--glare", type=float, help="the lamp's glare on the glossy tiles (0 none, 1 blows out a spot)")
+    ap.add_argument("--glare-spots", type=int, help="how many glare spots (1)")
     args = ap.parse_args()
     if args.moves < 1:
         ap.error(f"--moves {args.moves}: give at least one placement")
@@ -212,7 +216,8 @@ def main() -> int:
     except ValueError:
         ap.error(f"--size {args.size}: give WIDTHxHEIGHT, e.g. 1640x1232")
     setting = {k: v for k, v in (("table", args.table), ("light_k", args.light_k), ("awb", args.awb),
-                                 ("exposure", args.exposure)) if v is not None}
+                                 ("exposure", args.exposure), ("glare", args.glare),
+                                 ("glare_spots", args.glare_spots)) if v is not None}
     size = {"size": (w, h), **({"tile_px": args.tile_px} if args.tile_px else {})}
     try:
         if args.skip is not None and not args.hands:
