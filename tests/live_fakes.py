@@ -13,7 +13,8 @@ def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float =
     """A detection of `board` as the detector would give it in its own grid (turned k, moved by dq, dr).
 
     `override` maps a cell of `board` to the (tile, rot) misread there; `unsure` maps a cell to a confidence;
-    `unreadable` cells hold something unread, which the detector placed on its grid when `placed`.
+    `unreadable` cells hold something unread (a dict: with the detector's reason for each), which the detector placed
+    on its grid when `placed`.
     `tile_px`: the tile width the detection reports (default: frame_of's 8-px squares, which the loop's
     motion measure counts in); the tiles' pixel positions: cell centres of circumradius `radius` px around
     `origin` (by default 87 px apart; `detect_frame` gives where `frame_of` draws them).
@@ -26,10 +27,11 @@ def seen(board: Board, k: int = 0, dq: int = 0, dr: int = 0, confidence: float =
         x, y = centre(p.cell, radius)
         tiles.append(SeenTile(p.transformed(k, dq, dr), (origin[0] + x, origin[1] + y), unsure.get(p.cell, confidence)))
     unread = []
-    for cell in unreadable:
+    why = unreadable if isinstance(unreadable, dict) else dict.fromkeys(unreadable, "colours unclear")
+    for cell, reason in why.items():
         x, y = centre(cell, radius)
         where = Placement(1, cell[0], cell[1], 0).transformed(k, dq, dr).cell if placed else None
-        unread.append(Unread((origin[0] + x, origin[1] + y), "colours unclear", cell=where))
+        unread.append(Unread((origin[0] + x, origin[1] + y), reason, cell=where))
     return Detection(tiles=tiles, unreadable=unread, tile_px=tile_px if tiles else 0.0)
 
 

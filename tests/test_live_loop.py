@@ -434,6 +434,34 @@ def test_an_unsure_tile_is_never_judged(tmp_path):
     assert Placement(wrong.tile, wrong.q, wrong.r, wrong.rot) not in store.board(1)
 
 
+def test_a_tile_washed_out_by_glare_is_named_with_its_reason_and_what_to_do(tmp_path):
+    from live_fakes import seen
+
+    from tantrix_pi.board import Board
+    from tantrix_pi.live.replay import said_steps
+    from tantrix_pi.vision.detection import GLARE
+
+    laid = Board(GAME[:5])
+    glared = GAME[4].cell
+    frames = scene_frames(script(GAME[:4], still=4, hand=2)) + [frame_of(laid, hand=True)] + [frame_of(laid)] * 8
+
+    def detect(img, on_board=(), lying=()):
+        det = detect_frame(img)
+        if glared not in det.board:
+            return det
+        return seen(Board(p for p in det.board if p.cell != glared), unreadable={glared: GLARE})
+
+    store = Store(tmp_path / "s.db")
+    sink = MemorySink()
+    LiveLoop(sequence_source(frames), detect, store, Setup(), sink).run()
+    [unsure] = [e for e in sink.events if e.kind == "unsure"]
+    assert unsure.text == f"Can't read the tile at ({glared[0]},{glared[1]}) (washed out by glare): waiting for a " \
+                          "clear view. Move the lamp, or shade the tile from it."
+    assert unsure.data["why"] == [GLARE]
+    again = [e for _, events in said_steps(store, store.last_game()[0]) for e in events if e.kind == "unsure"]
+    assert [e.text for e in again] == [unsure.text]
+
+
 def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake():
     from tantrix_pi.live.demo import Demo
     from tantrix_pi.live.recording import load_record

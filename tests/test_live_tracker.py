@@ -4,7 +4,7 @@ from live_fakes import B, seen
 
 from tantrix_pi.board import Placement
 from tantrix_pi.live.tracker import HAND_OVER_GONE, OCCLUSION_PATIENCE, Commit, Tracker, Unclear, apply, register
-from tantrix_pi.vision.detection import COVERED, CUT, EDGE, HIDDEN, Detection, Unread
+from tantrix_pi.vision.detection import COVERED, CUT, EDGE, FACE_DOWN, GLARE, HIDDEN, Detection, Unread
 
 ONE = B((1, 0, 0, 0))
 TWO = B((1, 0, 0, 0), (2, 1, 0, 3))
@@ -99,6 +99,15 @@ def test_a_tile_turned_too_quickly_to_see_after_the_table_settled_is_announced_a
     t.motion()
     feed(t, seen(TWO), 10)
     assert [t.observe(turned, None, lambda at: 0.0) for _ in range(3)] == [None] * 3
+
+
+def test_an_unclear_cell_carries_the_detectors_reason_and_an_unsure_reading_none():
+    t = Tracker(ONE, stable_frames=2)
+    t.motion()
+    three = B((1, 0, 0, 0), (2, 1, 0, 0), (3, -1, 0, 0))
+    [u] = feed(t, seen(three, unsure={(1, 0): 0.4}, unreadable={(0, 1): GLARE, (0, -1): FACE_DOWN}), 6)
+    assert isinstance(u, Unclear) and u.cells == [(0, -1), (0, 1), (1, 0)]
+    assert u.why == {(0, 1): GLARE, (0, -1): FACE_DOWN}
 
 
 def test_unsure_tile_is_reported_once_and_never_committed():

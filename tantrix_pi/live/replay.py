@@ -141,7 +141,10 @@ def _said_again(referee: Referee, e: Stored) -> Notice:
     if e.kind == "end_turn":
         return referee.end_turn().events[0]
     if e.kind == "unsure":
-        return referee.unsure(Unclear([tuple(c) for c in e.data["cells"]], [tuple(p) for p in e.data["px"]])).events[0]
+        cells = [tuple(c) for c in e.data["cells"]]
+        why = dict(zip(cells, e.data.get("why", ()), strict=False))  # games stored before reasons were kept: none
+        return referee.unsure(Unclear(cells, [tuple(p) for p in e.data["px"]],
+                                      {c: w for c, w in why.items() if w})).events[0]
     if e.kind == "new_game":
         return new_game_event(e.data["game"])
     return Notice(e.kind, "", e.data)

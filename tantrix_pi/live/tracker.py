@@ -18,7 +18,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, cell_at, centre, distance, neighbour, turn
-from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, Detection
+from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, FACE_DOWN, Detection, Doubt
 
 Transform = tuple[int, int, int]
 """(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
@@ -139,6 +139,9 @@ class Unclear:
 
     cells: list[Cell]
     where: list[tuple[float, float]] = field(default_factory=list)
+    why: dict[Cell, str] = field(default_factory=dict)
+    """The detector's reason (a message id of `vision.detection`: glare, face down, ...) for each cell it could not
+    read at all; a cell read, but not surely enough, has none."""
 
 
 def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()) -> Transform:
@@ -191,11 +194,13 @@ def apply(t: Transform, p: Placement) -> Placement:
     return p if t == IDENTITY else p.transformed(t[0], t[1], t[2])
 
 
-def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[list[Cell], list[tuple[float, float]],
+def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[dict[Cell, str],
+                                                                             list[tuple[float, float]],
                                                                              list[Cell], list[Cell]]:
     """What the detector doubts on or next to the board, in committed coordinates: the cells it could not
-    read (unreadable, face down), image positions of those it could not place when too few tiles were read
-    to say, the cells something lies over (a hand), and the cells of the `committed` board beyond the frame's
+    read (unreadable, face down) with its reason (`Unclear.why`), image positions of those it could not place when
+    too few tiles were read to say, the cells something lies over (a hand), and the cells of the `committed` board
+    beyond the frame's
     edge (`EDGE`: nothing of them is seen). Junk further out on the table is not the board's business, nor an
     empty cell beyond the frame's edge. The detector gives the cell; without one it is found through the pixel
     positions of the tiles that were read."""
@@ -205,18 +210,32 @@ def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[li
     edge = {apply_cell(t, d.cell) for d in doubts if d.detail == EDGE and d.cell is not None}
     beyond = sorted(edge & committed.cells)
     doubts = [d for d in doubts if d.detail != COVERED and not (d.detail == EDGE and d.cell is not None)]
-    cells = [apply_cell(t, d.cell) for d in doubts if d.cell is not None]
-    points = [d.center_px for d in doubts if d.cell is None]
+    why = [(apply_cell(t, d.cell), reason(d)) for d in doubts if d.cell is not None]
+    points = [(d.center_px, reason(d)) for d in doubts if d.cell is None]
     if points and len(det.tiles) < 3:
-        return sorted(set(cells)), points, covered, beyond
+        return _by_cell(why), [xy for xy, _why in points], covered, beyond
     if points:
         px = np.array([[*t_.center_px, 1.0] for t_ in det.tiles])
         grid = np.array([centre(t_.placement.cell) for t_ in det.tiles])
         affine, *_ = np.linalg.lstsq(px, grid, rcond=None)
-        for x, y in points:
+        for (x, y), r in points:
             gx, gy = np.array([x, y, 1.0]) @ affine
-            cells.append(apply_cell(t, cell_at(float(gx), float(gy))))
-    return sorted(set(cells)), [], covered, beyond
+            why.append((apply_cell(t, cell_at(float(gx), float(gy))), r))
+    return _by_cell(why), [], covered, beyond
+
+
+def reason(d: Doubt) -> str:
+    """Why the detector could not read a tile (a message id; "" when it does not say)."""
+    return FACE_DOWN if d.kind == "face down" else d.detail
+
+
+def _by_cell(why: list[tuple[Cell, str]]) -> dict[Cell, str]:
+    """Each cell once, in order, with the first reason given for it."""
+    out: dict[Cell, str] = {}
+    for cell, r in sorted(why, key=lambda cw: cw[0]):
+        if not out.get(cell):
+            out[cell] = r
+    return out
 
 
 class Tracker:
@@ -314,9 +333,9 @@ class Tracker:
         gone = self.committed.cells - cells
         explained = OCCLUSION_FACTOR * (len(gone) + len(cells - self.committed.cells)) + OCCLUSION_MARGIN
         overlaid = changed_tiles is not None and changed_tiles > explained
-        bad_cells, bad_px, covered, beyond = unreadable_cells(det, self.transform, self.committed)
+        why, bad_px, covered, beyond = unreadable_cells(det, self.transform, self.committed)
         table = self._table_doubts(det, changed_at)
-        bad_cells = [c for c in bad_cells if c not in table]
+        bad_cells = sorted(c for c in why if c not in table)
         # a tile the referee holds beyond the frame's edge, or on a cell a little of a hand lies over, is not gone
         # (the camera or the board moved; fingers hide it), unless it is read in another cell: it was moved from there
         read_now = {p.tile for p in self.latest.values()}
@@ -358,7 +377,7 @@ class Tracker:
             if key == self.announced_unsure:
                 return None
             self.announced_unsure = key
-            return Unclear(unsure, bad_px)
+            return Unclear(unsure, bad_px, {c: why[c] for c in bad_cells if why[c]})
         self.announced_unsure = ()
         best.update((c, self.committed[c]) for c in unseen)
         if best == self.committed.occupied:
