@@ -107,7 +107,7 @@ def test_an_unclear_cell_carries_the_detectors_reason_and_an_unsure_reading_none
     three = B((1, 0, 0, 0), (2, 1, 0, 0), (3, -1, 0, 0))
     [u] = feed(t, seen(three, unsure={(1, 0): 0.4}, unreadable={(0, 1): GLARE, (0, -1): FACE_DOWN}), 6)
     assert isinstance(u, Unclear) and u.cells == [(0, -1), (0, 1), (1, 0)]
-    assert u.why == {(0, 1): GLARE, (0, -1): FACE_DOWN}
+    assert u.why == {(0, 1): "glare", (0, -1): "face_down"}
 
 
 def test_unsure_tile_is_reported_once_and_never_committed():

@@ -32,6 +32,11 @@ LOOSE = N_("loose tile apart from the board")
 LOOSE_UNREAD = N_("loose tile apart from the board, not read")
 FACE_DOWN = N_("face down")
 FACE_DOWN_APART = N_("face down, apart from the board")
+REASON_CODES = {CUT: "cut", EDGE: "edge", HIDDEN: "hidden", GLARE: "glare", NO_BANDS: "few_bands",
+                TOO_MANY: "too_many", MISSED: "missed", COVERED: "covered", OFF_GRID: "off_grid",
+                NOT_TILES: "not_tiles", LOOSE: "loose", LOOSE_UNREAD: "loose_unread", FACE_DOWN: "face_down",
+                FACE_DOWN_APART: "face_down_apart"}
+"""Each reason's code, for data that holds no words (a live `unsure` event's `why`)."""
 
 NEAR_BOARD = 1.5
 """Something unread whose centre lies within this many tile widths of a board tile's centre is next to the board

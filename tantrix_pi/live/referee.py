@@ -23,7 +23,10 @@ from tantrix_pi.live.store import Notice, Played
 from tantrix_pi.live.tracker import Change, Commit, Unclear
 from tantrix_pi.solitaire import COLOUR, Solitaire
 from tantrix_pi.tiles import ALL_NUMBERS, COLOUR_NAMES
-from tantrix_pi.vision.detection import GLARE
+from tantrix_pi.vision.detection import GLARE, REASON_CODES
+
+REASONS = {code: text for text, code in REASON_CODES.items()}
+"""The detector's words for each reason's code."""
 
 FOUR_MODES = {"four-lines": "lines", "four-loops": "loops"}
 """The live modes of Four lines and Four loops, and the variant each scores."""
@@ -204,13 +207,14 @@ class Referee:
     def unsure(self, u: Unclear) -> Ruling:
         """Say which tiles cannot be read, and why when the detector says; nothing is judged until they can. A tile
         washed out by glare stays so until the light changes: the players are told what to do."""
-        where = [_("{cell} ({why})").format(cell=fmt(c), why=_(u.why[c])) if u.why.get(c) else fmt(c)
+        where = [_("{cell} ({why})").format(cell=fmt(c), why=_(REASONS[u.why[c]])) if u.why.get(c) in REASONS
+                 else fmt(c)
                  for c in u.cells]
         where += [_("image position ({x:.0f},{y:.0f})").format(x=x, y=y) for x, y in u.where]
         text = ngettext("Can't read the tile at {where}: waiting for a clear view.",
                         "Can't read the tiles at {where}: waiting for a clear view.", len(where)).format(
             where=listing(where))
-        glared = sum(why == GLARE for why in u.why.values())
+        glared = sum(why == REASON_CODES[GLARE] for why in u.why.values())
         if glared:
             text += " " + ngettext("Move the lamp, or shade the tile from it.",
                                    "Move the lamp, or shade the tiles from it.", glared)

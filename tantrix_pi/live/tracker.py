@@ -18,7 +18,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, cell_at, centre, distance, neighbour, turn
-from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, FACE_DOWN, Detection, Doubt
+from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, FACE_DOWN, REASON_CODES, Detection, Doubt
 
 Transform = tuple[int, int, int]
 """(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
@@ -140,8 +140,8 @@ class Unclear:
     cells: list[Cell]
     where: list[tuple[float, float]] = field(default_factory=list)
     why: dict[Cell, str] = field(default_factory=dict)
-    """The detector's reason (a message id of `vision.detection`: glare, face down, ...) for each cell it could not
-    read at all; a cell read, but not surely enough, has none."""
+    """The detector's reason (its code, `vision.detection.REASON_CODES`: "glare", "face_down", ...) for each cell it
+    could not read at all; a cell read, but not surely enough, has none."""
 
 
 def register(reference: Board, seen: list[Placement], kept: Collection[int] = ()) -> Transform:
@@ -225,8 +225,8 @@ def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[di
 
 
 def reason(d: Doubt) -> str:
-    """Why the detector could not read a tile (a message id; "" when it does not say)."""
-    return FACE_DOWN if d.kind == "face down" else d.detail
+    """Why the detector could not read a tile (`REASON_CODES`; "" when it does not say)."""
+    return REASON_CODES.get(FACE_DOWN if d.kind == "face down" else d.detail, "")
 
 
 def _by_cell(why: list[tuple[Cell, str]]) -> dict[Cell, str]:
