@@ -455,8 +455,7 @@ def test_a_tile_washed_out_by_glare_is_named_with_its_reason_and_what_to_do(tmp_
     sink = MemorySink()
     LiveLoop(sequence_source(frames), detect, store, Setup(), sink).run()
     [unsure] = [e for e in sink.events if e.kind == "unsure"]
-    assert unsure.text == f"Can't read the tile at ({glared[0]},{glared[1]}) (washed out by glare): waiting for a " \
-                          "clear view. Move the lamp, or shade the tile from it."
+    assert unsure.text == f"Glare hides the tile at ({glared[0]},{glared[1]}): move the lamp, or shade the tile."
     assert unsure.data["why"] == ["glare"]
     again = [e for _, events in said_steps(store, store.last_game()[0]) for e in events if e.kind == "unsure"]
     assert [e.text for e in again] == [unsure.text]

@@ -133,3 +133,17 @@ def test_the_hands_in_view_tell_whose_tiles_came_down():
     assert referee.mover_holds([Placement(1, 0, 0, 0), Placement(2, 1, 0, 0)]) is True
     assert referee.mover_holds([Placement(1, 0, 0, 0), Placement(7, 1, 0, 0)]) is False
     assert referee.mover_holds([Placement(30, 0, 0, 0)]) is None
+
+
+def test_a_tile_it_cannot_read_is_named_with_the_detectors_reason_and_glare_with_what_to_do():
+    from tantrix_pi.live.tracker import Unclear
+
+    referee = Referee(Setup("game", ["R", "Y"]))
+    [mixed] = referee.unsure(Unclear([(0, 1), (1, 0), (2, 0)], [], {(0, 1): "glare", (1, 0): "face_down"})).events
+    assert mixed.text == "Can't read the tiles at (0,1) (washed out by glare), (1,0) (face down), (2,0): waiting for " \
+                         "a clear view. Move the lamp, or shade the tile from it."
+    assert mixed.data["why"] == ["glare", "face_down", ""]
+    [glare] = referee.unsure(Unclear([(0, 1), (1, 0)], [], {(0, 1): "glare", (1, 0): "glare"})).events
+    assert glare.text == "Glare hides the tiles at (0,1), (1,0): move the lamp, or shade them."
+    [plain] = referee.unsure(Unclear([(2, 0)], [(10.0, 20.0)])).events
+    assert plain.text == "Can't read the tiles at (2,0), image position (10,20): waiting for a clear view."

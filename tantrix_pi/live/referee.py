@@ -207,17 +207,22 @@ class Referee:
     def unsure(self, u: Unclear) -> Ruling:
         """Say which tiles cannot be read, and why when the detector says; nothing is judged until they can. A tile
         washed out by glare stays so until the light changes: the players are told what to do."""
-        where = [_("{cell} ({why})").format(cell=fmt(c), why=_(REASONS[u.why[c]])) if u.why.get(c) in REASONS
-                 else fmt(c)
-                 for c in u.cells]
-        where += [_("image position ({x:.0f},{y:.0f})").format(x=x, y=y) for x, y in u.where]
-        text = ngettext("Can't read the tile at {where}: waiting for a clear view.",
-                        "Can't read the tiles at {where}: waiting for a clear view.", len(where)).format(
-            where=listing(where))
-        glared = sum(why == REASON_CODES[GLARE] for why in u.why.values())
-        if glared:
-            text += " " + ngettext("Move the lamp, or shade the tile from it.",
-                                   "Move the lamp, or shade the tiles from it.", glared)
+        glare = REASON_CODES[GLARE]
+        glared = [c for c in u.cells if u.why.get(c) == glare]
+        if glared and len(glared) == len(u.cells) and not u.where:  # short enough for the display's two lines
+            text = ngettext("Glare hides the tile at {where}: move the lamp, or shade the tile.",
+                            "Glare hides the tiles at {where}: move the lamp, or shade them.", len(glared)).format(
+                where=listing([fmt(c) for c in glared]))
+        else:
+            where = [_("{cell} ({why})").format(cell=fmt(c), why=_(REASONS[u.why[c]])) if u.why.get(c) in REASONS
+                     else fmt(c) for c in u.cells]
+            where += [_("image position ({x:.0f},{y:.0f})").format(x=x, y=y) for x, y in u.where]
+            text = ngettext("Can't read the tile at {where}: waiting for a clear view.",
+                            "Can't read the tiles at {where}: waiting for a clear view.", len(where)).format(
+                where=listing(where))
+            if glared:
+                text += " " + ngettext("Move the lamp, or shade the tile from it.",
+                                       "Move the lamp, or shade the tiles from it.", len(glared))
         return Ruling(events=[Notice("unsure", text, {"cells": [list(c) for c in u.cells],
                                                       "px": [list(p) for p in u.where],
                                                       "why": [u.why.get(c, "") for c in u.cells]})])
