@@ -2,7 +2,7 @@ import math
 
 from live_fakes import B, seen
 
-from tantrix_pi.board import Placement
+from tantrix_pi.board import Board, Placement
 from tantrix_pi.live.tracker import HAND_OVER_GONE, OCCLUSION_PATIENCE, Commit, Tracker, Unclear, apply, register
 from tantrix_pi.vision.detection import COVERED, CUT, EDGE, FACE_DOWN, GLARE, HIDDEN, Detection, Unread
 
@@ -108,6 +108,22 @@ def test_an_unclear_cell_carries_the_detectors_reason_and_an_unsure_reading_none
     [u] = feed(t, seen(three, unsure={(1, 0): 0.4}, unreadable={(0, 1): GLARE, (0, -1): FACE_DOWN}), 6)
     assert isinstance(u, Unclear) and u.cells == [(0, -1), (0, 1), (1, 0)]
     assert u.why == {(0, 1): "glare", (0, -1): "face_down"}
+
+
+def test_tiles_laid_while_one_cannot_be_read_are_committed_in_the_order_they_came_in():
+    t = Tracker(ONE, stable_frames=2)
+    glare = {(1, 0): GLARE}  # tile 2 laid at (1, 0) under a lamp's glare, then tiles 3 and 4 elsewhere
+    outs = []
+    for board in (ONE, B((1, 0, 0, 0), (3, -1, 0, 0)), B((1, 0, 0, 0), (3, -1, 0, 0), (4, 0, 1, 0))):
+        t.motion()
+        outs += feed(t, seen(board, unreadable=glare), 4)
+    assert len(outs) == 1 and isinstance(outs[0], Unclear) and t.committed == ONE
+    t.motion()  # the lamp moved: tile 2 reads
+    [c] = feed(t, seen(B((1, 0, 0, 0), (2, 1, 0, 0), (3, -1, 0, 0), (4, 0, 1, 0))), 4)
+    assert c.laid_order == ((1, 0), (-1, 0), (0, 1))
+    t.motion()  # two tiles laid within one hand's motion: which came first is not known
+    [c] = feed(t, seen(Board([*c.board, Placement(5, 2, 0, 0), Placement(6, -2, 0, 0)])), 4)
+    assert len(c.changes) == 2 and c.laid_order == ()
 
 
 def test_unsure_tile_is_reported_once_and_never_committed():

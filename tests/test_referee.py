@@ -147,3 +147,16 @@ def test_a_tile_it_cannot_read_is_named_with_the_detectors_reason_and_glare_with
     assert glare.text == "Glare hides the tiles at (0,1), (1,0): move the lamp, or shade them."
     [plain] = referee.unsure(Unclear([(2, 0)], [(10.0, 20.0)])).events
     assert plain.text == "Can't read the tiles at (2,0), image position (10,20): waiting for a clear view."
+
+
+def test_tiles_the_camera_saw_laid_one_by_one_but_committed_together_are_judged_in_that_order():
+    game = random_game(2, seed=3, stop=lambda g: len(g.board) >= 9)
+    moves = [m.placement for m in game.moves]
+    truth = [(m.player, m.placement) for m in game.moves]
+    for known in (True, False):
+        referee, board = played(moves[:4])
+        board = plus(board, *moves[4:])  # five tiles laid while one of them could not be read
+        order = tuple(p.cell for p in moves[4:]) if known else ()
+        referee.commit(Commit(board.copy(), changes(referee.board, board), laid_order=order))
+        credited = [(m.player, m.placement) for m in referee.moves]
+        assert (credited == truth) == known

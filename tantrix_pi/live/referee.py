@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from tantrix_pi import rules, scoring
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.game import HAND_SIZE, Game, GameError, IllegalMove, bag_empty_at
-from tantrix_pi.grid import fmt
+from tantrix_pi.grid import Cell, fmt
 from tantrix_pi.i18n import _, colour_name, listing, ngettext, player_name
 from tantrix_pi.live.engines import GameEngine, SolitaireEngine, engine_for
 from tantrix_pi.live.hands import Sighting
@@ -241,7 +241,7 @@ class Referee:
         for p in sorted(lifted, key=self._lift_order):
             self._lift(p, out, said=p.tile not in came_from)
         laid = [ch.after for ch in c.changes if ch.kind in ("placed", "moved", "turned")]
-        for p in self._lay_order(laid):
+        for p in self._lay_order(laid, c.laid_order):
             self._lay(p, came_from.get(p.tile), out)
         assert self.board == c.board, "the referee's table follows the tracker's"
         self._follow_hands()
@@ -324,8 +324,9 @@ class Referee:
         order = self.engine.placements()
         return (1, -order.index(p)) if p in order else (0, 0)
 
-    def _lay_order(self, laid: list[Placement]) -> list[Placement]:
-        """Tiles coming back to where they were accepted first, then the new ones in the order players most likely
+    def _lay_order(self, laid: list[Placement], seen: tuple[Cell, ...] = ()) -> list[Placement]:
+        """Tiles coming back to where they were accepted first, then the new ones in the order they were `seen` laid
+        (`Commit.laid_order`) when the rules accept every one of them so, else in the order players most likely
         laid them: the rules accepting as many as possible, with as few turns passing and as many forced spaces
         filled as can be (then fills first and top to bottom), found by trying orders on the engine itself."""
         back = [p for p in laid if self.accepted.get(p.cell) == p]
@@ -334,6 +335,10 @@ class Referee:
         displaced = [p for p in laid if p not in back and p not in new]
         if len(new) <= 1:
             return back + new + displaced  # one new tile (most commits): no order to choose
+        if {p.cell for p in new} <= set(seen):
+            in_order = sorted(new, key=lambda p: seen.index(p.cell))
+            if self._accepts(in_order):
+                return back + in_order + displaced
         budget = [SEARCH_BUDGET]
 
         def best(todo: list[Placement]) -> tuple[tuple[int, int, int], list[Placement]]:
@@ -363,6 +368,23 @@ class Referee:
         if draws is not None:
             self.engine.draws = draws
         return back + order + [p for p in new if p not in order] + displaced
+
+    def _accepts(self, order: list[Placement]) -> bool:
+        """Whether the rules accept every tile of `order`, laid in turn from the game as it stands (left as it was)."""
+        draws = list(self.engine.draws) if self.solo is not None else None
+        pushed = 0
+        try:
+            for p in order:
+                self.engine.push(p)
+                pushed += 1
+        except IllegalMove:
+            return False
+        finally:
+            for _p in range(pushed):
+                self.engine.pop()
+            if draws is not None:
+                self.engine.draws = draws
+        return True
 
     def _lift(self, p: Placement, out: Ruling, said: bool) -> None:
         """A tile taken off the table: a stray or the last accepted tile is taken back; an older one is missing

@@ -121,6 +121,9 @@ class Commit:
     changes: list[Change]
     partial: bool = False
     """Only tiles laid clear of something that hides committed ones: the picture is not the committed table."""
+    laid_order: tuple[Cell, ...] = ()
+    """The cells of tiles new to the table, in the order they were first seen laid, when each was seen in a still
+    frame of its own (say while another could not be read); else empty: the order is not known."""
 
 
 @dataclass(slots=True)
@@ -257,6 +260,11 @@ class Tracker:
         self.doubt_laid: dict[Cell, bool] = {}
         """Empty cells doubted since the last commit: whether their picture had changed when first doubted
         (LAID_SEEN)."""
+        self.stills = 0
+        """Still detections taken so far."""
+        self.first_seen: dict[Cell, int] = {}
+        """Cells the committed board leaves empty where something is seen (read or doubted), with the still detection
+        it was first seen in; forgotten when nothing is seen there any more."""
 
     def _reset_window(self) -> None:
         self.readings: dict[Cell, dict[tuple[int, int], Tally]] = defaultdict(dict)
@@ -326,6 +334,7 @@ class Tracker:
             tally.weight += st.confidence
             tally.reads += 1
         cells = frozenset(self.latest)
+        self._stamp(cells | {apply_cell(self.transform, d.cell) for d in det.doubts() if d.cell is not None})
         self.streak = self.streak + 1 if cells == self.last_cells else 1
         self.last_cells = cells
         if self.streak < self.stable_frames:
@@ -384,6 +393,11 @@ class Tracker:
             return None
         self.doubt_laid.clear()
         return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
+
+    def _stamp(self, seen: set[Cell] | frozenset[Cell]) -> None:
+        """Note when something was first seen on each empty cell (`first_seen`)."""
+        self.stills += 1
+        self.first_seen = {c: self.first_seen.get(c, self.stills) for c in seen if c not in self.committed.cells}
 
     def _table_doubts(self, det: Detection, changed_at: Callable[[tuple[float, float]], float] | None) -> set[Cell]:
         """Empty cells the detector cannot read whose picture had not changed since the table was committed when they
@@ -446,7 +460,11 @@ class Tracker:
                          and changed_at(centres[c]) >= TURN_SEEN)
 
     def _commit(self, board: Board, touched: frozenset[Cell] = frozenset()) -> Commit:
-        commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit, touched))
+        new = board.cells - self.committed.cells
+        stamps = [self.first_seen.get(c) for c in new]
+        known = None not in stamps and len(set(stamps)) == len(stamps) > 1
+        commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit, touched),
+                        laid_order=tuple(sorted(new, key=self.first_seen.get)) if known else ())
         for cell in self.committed.cells - board.cells:
             # what was read of a tile taken off says nothing of the next one laid there (a tile appearing changes too
             # little of the picture for the motion gate when no frame shows the hand: the votes are not reset)
