@@ -461,6 +461,40 @@ def test_a_tile_washed_out_by_glare_is_named_with_its_reason_and_what_to_do(tmp_
     assert [e.text for e in again] == [unsure.text]
 
 
+def test_a_game_played_on_while_a_tile_cannot_be_read_is_credited_as_played_once_it_reads(tmp_path):
+    # the tile of move 5 lies under a lamp's glare while six more are laid and turns are ended with the button; then
+    # the lamp is moved: the tiles come together, and each press is judged between them where it was made
+    from live_fakes import seen
+
+    from tantrix_pi.board import Board
+    from tantrix_pi.live.recording import load_record, placements, turn_ends
+    from tantrix_pi.vision.detection import GLARE
+
+    rec = load_record()
+    moves = placements(rec)[:16]
+    ends = frozenset(i for i in turn_ends(rec) if i < len(moves))
+    glared, moved_lamp = moves[5].cell, moves[11].cell
+    assert any(5 <= i < 11 for i in ends)
+
+    def detect(img, on_board=(), lying=()):
+        det = detect_frame(img)
+        if glared not in det.board or moved_lamp in det.board:
+            return det
+        return seen(Board(p for p in det.board if p.cell != glared), unreadable={glared: GLARE}, origin=(80.0, 60.0),
+                    radius=6.0)  # where frame_of draws the tiles
+
+    store, sink = Store(tmp_path / "state.db"), MemorySink()
+    loop = None
+    loop = LiveLoop(scene_source(script(moves, still=4, hand=2, turn_ends=ends), lambda: loop.commands), detect,
+                    store, Setup("game", ["R", "Y"]), sink)
+    loop.run()
+    assert [m.placement for m in store.moves(loop.game)] == moves
+    k = kinds(sink)
+    assert k.count("unsure") == 1 and k.count("end_turn") == len(ends) and "refused" not in k
+    who = [e.data["player"] for e in sink.events if e.kind == "placed"]
+    assert who == [m["player"][0].upper() for m in rec["moves"] if not m.get("end_turn")][:len(moves)]
+
+
 def test_bundled_demo_recording_is_a_legal_whole_game_with_hands_and_a_mistake():
     from tantrix_pi.live.demo import Demo
     from tantrix_pi.live.recording import load_record

@@ -49,3 +49,12 @@ def test_held_presses_are_due_once_the_table_settles_or_patience_runs_out():
     h = held(True, 0, 0)
     assert not any(h.due(settled=False) for _frame in range(PATIENCE)) and h.due(settled=False)
     assert h.take() == 1 and not h.due(settled=True)
+
+
+def test_presses_wait_for_a_tile_that_cannot_be_read_and_are_taken_oldest_first_by_when_they_were_made():
+    h = HeldPresses()
+    assert h.hold(pending=True, motion=0, at=7) and h.hold(pending=True, motion=0, at=12)
+    assert not any(h.due(settled=False, waiting=True) for _frame in range(3 * PATIENCE))
+    assert (h.made_before(7), h.made_before(8), h.made_before(13)) == (0, 1, 2)
+    assert h.take(1) == 1 and h.count == 1 and h.made_before(13) == 1 and h.made_before(12) == 0
+    assert h.due(settled=True) and h.take() == 1 and h.count == 0

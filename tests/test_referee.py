@@ -156,7 +156,7 @@ def test_tiles_the_camera_saw_laid_one_by_one_but_committed_together_are_judged_
     for known in (True, False):
         referee, board = played(moves[:4])
         board = plus(board, *moves[4:])  # five tiles laid while one of them could not be read
-        order = tuple(p.cell for p in moves[4:]) if known else ()
-        referee.commit(Commit(board.copy(), changes(referee.board, board), laid_order=order))
+        seen = {p.cell: k for k, p in enumerate(moves[4:])} if known else {}
+        referee.commit(Commit(board.copy(), changes(referee.board, board), laid_at=seen))
         credited = [(m.player, m.placement) for m in referee.moves]
         assert (credited == truth) == known

@@ -15,7 +15,9 @@ from functools import partial
 import numpy as np
 
 from tantrix_pi import i18n
+from tantrix_pi.board import Board
 from tantrix_pi.devices.sources import EndOfRecording, FrameSource
+from tantrix_pi.grid import Cell
 from tantrix_pi.i18n import _, ngettext
 from tantrix_pi.live.camera import CameraWatch
 from tantrix_pi.live.commands import (
@@ -41,7 +43,16 @@ from tantrix_pi.live.saving import SaveQueue
 from tantrix_pi.live.sdnotify import Notifier
 from tantrix_pi.live.sinks import Sink, View
 from tantrix_pi.live.store import Notice, Store, WriteError
-from tantrix_pi.live.tracker import BOARD_MOVED, KEPT_PLACE, OCCLUSION_REACH, TURN_REACH, Commit, Tracker, Unclear
+from tantrix_pi.live.tracker import (
+    BOARD_MOVED,
+    KEPT_PLACE,
+    OCCLUSION_REACH,
+    TURN_REACH,
+    Commit,
+    Tracker,
+    Unclear,
+    changes,
+)
 from tantrix_pi.vision.detection import CONFIDENT, Detection
 
 log = logging.getLogger("tantrix_pi.live")
@@ -192,7 +203,7 @@ class LiveLoop:
                     self._say(self.jobs.hint(self.referee.setup.puzzle, self.referee.board.copy()))
                 return
             case EndTurn():
-                if self.presses.hold(bool(self.tracker.pending), self.motion):
+                if self.presses.hold(bool(self.tracker.pending), self.motion, self.tracker.stills):
                     return
                 out = self.referee.end_turn()
             case Undo():
@@ -215,11 +226,12 @@ class LiveLoop:
     def _release_presses(self) -> None:
         """Judge the held end-of-turn presses once the table is still with every tile it shows committed, or they have
         waited long enough."""
-        if self.presses.due(settled=not self.motion and not self.tracker.pending):
+        if self.presses.due(settled=not self.motion and not self.tracker.pending, waiting=self.tracker.waiting_on_laid):
             self._judge_presses()
 
-    def _judge_presses(self) -> None:
-        for _press in range(self.presses.take()):
+    def _judge_presses(self, n: int | None = None) -> None:
+        """Judge the oldest `n` held presses, or all."""
+        for _press in range(self.presses.take(n)):
             self._ruled(self.referee.end_turn())
 
     def _new_game(self, setup: Setup) -> Ruling:
@@ -414,22 +426,54 @@ class LiveLoop:
                 {st.placement.tile: st.center_px for st in det.tiles if st.confidence >= CONFIDENT},
                 tuple(u.center_px for u in det.loose))
         if isinstance(result, Commit):
-            laid = [ch.after for ch in result.changes if ch.after is not None]  # placed, or moved or turned there
-            ref = self.referee
-            if self.presses.before(ref.may_end_turn(), ref.fill_forced(laid), ref.mover_holds(laid)):
-                self._judge_presses()  # pressed as the next player's hand came in: the tiles are theirs
-            out = self.referee.commit(result)
-            state = self.referee.state()
-            self._save(lambda game=self.game: self.store.commit(game, result.board, out.added, out.removed,
-                                                                out.events, state))
-            self.stats.commits += 1
-            self.stats.frame_index_of_commit.append(self.stats.frames - 1)
-            self._say(out.events, out)
+            parts = self._between_presses(result)
+            for presses, part in parts:
+                if len(parts) > 1:
+                    self._judge_presses(presses)  # made before this part's tiles were seen laid
+                else:
+                    laid = [ch.after for ch in part.changes if ch.after is not None]  # placed, or moved or turned there
+                    ref = self.referee
+                    if self.presses.before(ref.may_end_turn(), ref.fill_forced(laid), ref.mover_holds(laid)):
+                        self._judge_presses()  # pressed as the next player's hand came in: the tiles are theirs
+                self._commit(part)
         elif isinstance(result, Unclear):
             out = self.referee.unsure(result)
             self._save(lambda game=self.game: self.store.log_events(game, out.events))
             self._say(out.events, out)
         return det
+
+    def _commit(self, c: Commit) -> None:
+        """The referee judges a commit; it is stored and said."""
+        out = self.referee.commit(c)
+        state = self.referee.state()
+        self._save(lambda game=self.game: self.store.commit(game, c.board, out.added, out.removed, out.events, state))
+        self.stats.commits += 1
+        self.stats.frame_index_of_commit.append(self.stats.frames - 1)
+        self._say(out.events, out)
+
+    def _between_presses(self, c: Commit) -> list[tuple[int, Commit]]:
+        """The commit in the parts the held end-of-turn presses cut it into, each with how many presses were made
+        before its tiles were seen laid: tiles laid one by one while one of them could not be read come together,
+        and so do the presses made meanwhile (`HeldPresses.due`). Else the commit whole."""
+        if not c.laid_at or not self.presses.count or c.partial or any(ch.kind != "placed" for ch in c.changes):
+            return [(0, c)]
+        groups: list[tuple[int, list[Cell]]] = []
+        taken = 0
+        for cell in c.laid_order:
+            made = self.presses.made_before(c.laid_at[cell])
+            if made > taken or not groups:
+                groups.append((made - taken, []))
+                taken = made
+            groups[-1][1].append(cell)
+        board = Board(p for p in c.board if p.cell not in c.laid_at)
+        parts = []
+        for presses, cells in groups:
+            after = board.copy()
+            for cell in cells:
+                after.place(c.board[cell])
+            parts.append((presses, Commit(after, changes(board, after), laid_at={x: c.laid_at[x] for x in cells})))
+            board = after
+        return parts
 
     def _changed_tiles(self, frame: np.ndarray, small: np.ndarray) -> float | None:
         """How many tile areas of the picture (`small`: the frame's gate thumbnail) on and next to the board differ

@@ -121,9 +121,14 @@ class Commit:
     changes: list[Change]
     partial: bool = False
     """Only tiles laid clear of something that hides committed ones: the picture is not the committed table."""
-    laid_order: tuple[Cell, ...] = ()
-    """The cells of tiles new to the table, in the order they were first seen laid, when each was seen in a still
-    frame of its own (say while another could not be read); else empty: the order is not known."""
+    laid_at: dict[Cell, int] = field(default_factory=dict)
+    """The cells of tiles new to the table, with the still detection (`Tracker.stills`) each was first seen in, when
+    they came in different ones (say while another could not be read); else empty: the order is not known."""
+
+    @property
+    def laid_order(self) -> tuple[Cell, ...]:
+        """The cells of `laid_at` in the order they were first seen laid."""
+        return tuple(sorted(self.laid_at, key=self.laid_at.__getitem__))
 
 
 @dataclass(slots=True)
@@ -283,6 +288,12 @@ class Tracker:
             if held is None or (leading is not None and leading.placement != held):
                 out.add(cell)
         return frozenset(out)
+
+    @property
+    def waiting_on_laid(self) -> bool:
+        """It said it cannot read a tile laid where the committed board has none, and waits for it."""
+        cells, where = self.announced_unsure or ((), ())
+        return bool(where) or any(c not in self.committed.cells for c in cells)
 
     @property
     def as_committed(self) -> bool:
@@ -464,7 +475,7 @@ class Tracker:
         stamps = [self.first_seen.get(c) for c in new]
         known = None not in stamps and len(set(stamps)) == len(stamps) > 1
         commit = Commit(board.copy(), changes(self.committed, board, self.moved_since_commit, touched),
-                        laid_order=tuple(sorted(new, key=self.first_seen.get)) if known else ())
+                        laid_at={c: self.first_seen[c] for c in new} if known else {})
         for cell in self.committed.cells - board.cells:
             # what was read of a tile taken off says nothing of the next one laid there (a tile appearing changes too
             # little of the picture for the motion gate when no frame shows the hand: the votes are not reset)
