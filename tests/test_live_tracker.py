@@ -126,6 +126,28 @@ def test_tiles_laid_while_one_cannot_be_read_are_committed_in_the_order_they_cam
     assert len(c.changes) == 2 and c.laid_order == ()
 
 
+def test_a_tile_laid_that_the_detector_stops_seeing_is_no_hole_while_its_picture_still_shows_it():
+    # under a lamp's glare the detector first doubts the tile laid at (1, 0), then misses it altogether: the tile laid
+    # next to it must not be judged beside a hole (a false "four-sided space"), until the picture there is the table's
+    t = Tracker(ONE, stable_frames=2)
+    glared = seen(ONE, unreadable={(1, 0): GLARE})
+    at = glared.unreadable[0].center_px
+    there = [True]
+
+    def changed_at(point):
+        return 0.5 if there[0] and math.dist(point, at) < 1 else 0.0
+
+    t.motion()
+    assert [type(o) for o in (t.observe(glared, None, changed_at) for _ in range(3)) if o] == [Unclear]
+    t.motion()
+    beside = seen(B((1, 0, 0, 0), (3, 1, -1, 0)))
+    assert [t.observe(beside, None, changed_at) for _ in range(4)] == [None] * 4 and t.committed == ONE
+    there[0] = False  # the tile taken away again: the picture there is the table's
+    t.motion()
+    [c] = [o for o in (t.observe(beside, None, changed_at) for _ in range(4)) if o]
+    assert isinstance(c, Commit) and c.board == B((1, 0, 0, 0), (3, 1, -1, 0))
+
+
 def test_unsure_tile_is_reported_once_and_never_committed():
     t = Tracker(ONE, stable_frames=2)
     t.motion()
