@@ -265,11 +265,12 @@ class Tracker:
         self.doubt_laid: dict[Cell, bool] = {}
         """Empty cells doubted since the last commit: whether their picture had changed when first doubted
         (LAID_SEEN)."""
-        self.laid_unread: dict[Cell, tuple[tuple[float, float], str]] = {}
-        """Empty cells where a tile was laid that the detector could not read (doubted there where the picture had
-        changed), with where it lies in the image and the detector's reason: it lies there, doubted or not, while the
-        picture there differs from the table as committed (under glare the detector may miss it altogether, and the
-        cell would pass for a hole beside the tiles laid next). Forgotten at the next commit."""
+        self.laid_seen: dict[Cell, tuple[tuple[float, float], str]] = {}
+        """Empty cells where a tile was seen laid since the last commit (read, however unsurely, or doubted, where
+        the picture had changed: LAID_SEEN), with where it lies in the image and the detector's reason when it could
+        not read it: the tile lies there, seen or not, while the picture there differs from the table as committed
+        (under glare the detector may read a tile badly, then miss it altogether, and the cell would pass for a hole
+        beside the tiles laid next). Forgotten at the next commit."""
         self.stills = 0
         """Still detections taken so far."""
         self.first_seen: dict[Cell, int] = {}
@@ -304,7 +305,7 @@ class Tracker:
     def as_committed(self) -> bool:
         """The latest detection read the committed board and nothing else, every tile turned as committed (no tile
         hidden, none laid)."""
-        return self.latest == self.committed.occupied and not self.laid_unread
+        return self.latest == self.committed.occupied and not self.laid_seen
 
     def _leading(self, cell: Cell) -> Tally | None:
         """The reading of `cell` with the most votes since the table last moved (the first read, of equals)."""
@@ -350,7 +351,7 @@ class Tracker:
             tally.weight += st.confidence
             tally.reads += 1
         cells = frozenset(self.latest)
-        self._stamp(cells | set(self.laid_unread) | {apply_cell(self.transform, d.cell) for d in det.doubts()
+        self._stamp(cells | set(self.laid_seen) | {apply_cell(self.transform, d.cell) for d in det.doubts()
                                                      if d.cell is not None})
         self.streak = self.streak + 1 if cells == self.last_cells else 1
         self.last_cells = cells
@@ -361,7 +362,11 @@ class Tracker:
         overlaid = changed_tiles is not None and changed_tiles > explained
         why, bad_px, covered, beyond = unreadable_cells(det, self.transform, self.committed)
         table = self._table_doubts(det, changed_at)
-        why = {**{c: r for c, (_px, r) in self._unread_there(cells, changed_at).items()}, **why}
+        if changed_at is not None:
+            for cell in cells - self.committed.cells - set(self.laid_seen):
+                if changed_at(centres[cell]) >= LAID_SEEN:
+                    self.laid_seen[cell] = (centres[cell], "")
+        why = {**{c: r for c, (_px, r) in self._unseen_there(cells, changed_at).items()}, **why}
         bad_cells = sorted(c for c in why if c not in table)
         # a tile the referee holds beyond the frame's edge, or on a cell a little of a hand lies over, is not gone
         # (the camera or the board moved; fingers hide it), unless it is read in another cell: it was moved from there
@@ -410,7 +415,7 @@ class Tracker:
         if best == self.committed.occupied:
             return None
         self.doubt_laid.clear()
-        self.laid_unread.clear()
+        self.laid_seen.clear()
         return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
 
     def _stamp(self, seen: set[Cell] | frozenset[Cell]) -> None:
@@ -431,19 +436,19 @@ class Tracker:
             if cell not in self.committed.cells and cell not in self.doubt_laid:
                 self.doubt_laid[cell] = changed_at(d.center_px) >= LAID_SEEN
                 if self.doubt_laid[cell]:
-                    self.laid_unread[cell] = (d.center_px, reason(d))
+                    self.laid_seen[cell] = (d.center_px, reason(d))
         return {c for c, laid in self.doubt_laid.items() if not laid}
 
-    def _unread_there(self, cells: frozenset[Cell], changed_at: Callable[[tuple[float, float]], float] | None
+    def _unseen_there(self, cells: frozenset[Cell], changed_at: Callable[[tuple[float, float]], float] | None
                       ) -> dict[Cell, tuple[tuple[float, float], str]]:
-        """The cells of `laid_unread` that nothing is read on now, though the picture there still differs from the
+        """The cells of `laid_seen` that nothing is read on now, though the picture there still differs from the
         table as committed: the tile lies there unseen. One whose picture is back as committed was taken away."""
         if changed_at is None:
             return {}
-        for cell, (px, _r) in list(self.laid_unread.items()):
+        for cell, (px, _r) in list(self.laid_seen.items()):
             if changed_at(px) < LAID_SEEN:
-                del self.laid_unread[cell]
-        return {c: v for c, v in self.laid_unread.items() if c not in cells}
+                del self.laid_seen[cell]
+        return {c: v for c, v in self.laid_seen.items() if c not in cells}
 
     def _turned_unseen(self, det: Detection, changed_at: Callable[[tuple[float, float]], float]) -> bool:
         """Whether a committed tile, whose votes since the last motion still lead for its committed reading, now reads
