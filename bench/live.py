@@ -33,6 +33,10 @@ each at its own move; --all: every one):
               and turns 1 degree, for the rest of the game (the hand zones stay where they were set up)
     --leaning the player laying that move's tile leans over the table: their shadow takes half the light from part
               of it (which part follows the photos' seed) until they sit back, as the tile two moves later is brought
+    --glared  (not in --all) that move's tile is laid under a lamp's glare that washes it out; the players play on
+              for four more moves, then one of them moves the lamp (a still table without the glare): the referee
+              may say it cannot read that tile ("(unsure)" in its row: no phantom), and must announce every tile in
+              order, credited to its player, once the lamp is moved
     --skip    (with --hands; not in --all) that move fills a forced space, and its player first lays the tile on a
               free cell instead (legal but for the compulsory fill), then takes it back; without N the first fill
               from the middle of the game on that starts its player's turn (else the first fill from there on)
@@ -111,8 +115,9 @@ NAMES = {"moved": "illegal tile moved straight to its cell", "turned": "tile tur
          "nudged": "a tile laid knocks its neighbour askew", "knocked": "the camera knocked as a tile is laid",
          "leaning": "a player leans over the board to lay a tile, their shadow across it",
          "skip": "forced fill skipped: a free move made instead",
+         "glared": "a tile laid under a lamp's glare, the lamp moved four moves later",
          recording.TAKEN_BACK: "illegal tile taken back"}
-DURING = ("moved", "turned", "nudged", "pushed", "knocked", "leaning", "skip")
+DURING = ("moved", "turned", "nudged", "pushed", "knocked", "leaning", "glared", "skip")
 """The behaviours made while a move's tile is laid: their row ends with its placement."""
 
 
@@ -169,6 +174,14 @@ def behaviours_of(args, avoid: tuple[int, ...], fills: list[int] = ()) -> Behavi
     spread = Behaviours.spread(args.moves, [n for n in asked if n not in given], avoid + tuple(given.values()))
     out = Behaviours(**{n: given.get(n, getattr(spread, n)) for n in asked},
                      press_after=1 if args.quick_press else None)
+    if args.glared is not None:
+        if args.all:
+            raise ValueError("--glared: not with --all (while the glare lies the referee judges nothing, so the "
+                             "behaviours made meanwhile would not be seen)")
+        if args.glared != -1 and not 1 <= args.glared <= args.moves:
+            raise ValueError(f"--glared {args.glared}: give a move from 1 to {args.moves} (--moves {args.moves})")
+        out = replace(out, glared=args.glared - 1 if args.glared != -1 else _clear_of(avoid, args.moves,
+                                                                                     out.glare_moves))
     if args.skip is None:
         return out
     taken = {getattr(out, n) for n in DURING if n != "skip"}  # one behaviour per move
@@ -188,6 +201,9 @@ def main() -> int:
     ap.add_argument("--all", action="store_true", help="every behaviour above, spread over the game")
     ap.add_argument("--skip", type=int, nargs="?", const=-1, metavar="N",
                     help=f"{NAMES['skip']} at move N, which fills a forced space (with --hands)")
+    ap.add_argument("--glared", type=int, nargs="?", const=-1, metavar="N",
+                    help=f"{NAMES['glared']}, at move N (default: from a third of the way into the game, clear of the "
+                         "bundled game's illegal tile)")
     ap.add_argument("--quick-press", action="store_true",
                     help="every end-of-turn press as soon as the tile is down (after its first still frame)")
     ap.add_argument("--still", type=int, default=5,
@@ -381,7 +397,9 @@ class Check:
         self.followed = recording.follow(demo.scenes, [(kind, data) for kind, data, *_ in events],
                                          [frame for _k, _d, frame, _a in events], partial(apply, self.t))
         self.expected, self.matched = self.followed.expected, self.followed.matched
-        self.phantoms = self.followed.phantoms
+        self.told = [n for n in self.followed.phantoms if self._about_glare(n)]
+        """The "can't read" lines about a tile under a lamp's glare, said while it lies there: what the script wants."""
+        self.phantoms = [n for n in self.followed.phantoms if n not in self.told]
         self.latency = []
         """(frames, seconds, whether a tile left a cell) from the first still frame of each scene to its expected
         announcement (a tile taken off or moved: the tracker waits REMOVAL_EXTRA frames more)."""
@@ -396,6 +414,13 @@ class Check:
         if "tile" not in data or "cell" not in data:
             return None
         return apply(self.t, Placement(data["tile"], data["cell"][0], data["cell"][1], data.get("rot", 0)))
+
+    def _about_glare(self, n: int) -> bool:
+        """Whether event `n` says it cannot read the tile under a lamp's glare, while the glare lies on it."""
+        kind, data, frame, _at = self.events[n]
+        scene = self._scene_at(frame)
+        glare = self.demo.scenes[scene].glare if scene is not None else None
+        return kind == "unsure" and glare is not None and glare in {apply_cell(self.t, tuple(c)) for c in data["cells"]}
 
     def _scene_at(self, frame: int) -> int | None:
         return max((k for k, s in enumerate(self.starts[:-1]) if s <= frame), default=None) if frame >= 0 else None
@@ -512,7 +537,7 @@ class Check:
         cup or a resting hand, also the next placement after it), what was said while they were shown, and whether
         that is all right (a tile moved or turned into place also stored as its player's legal placement)."""
         demo, rows = self.demo, []
-        for name in (recording.TAKEN_BACK, *Behaviours.NAMES, "skip"):
+        for name in (recording.TAKEN_BACK, *Behaviours.NAMES, "glared", "skip"):
             scenes = [k for k, s in enumerate(demo.scenes) if s.behaviour == name]
             if not scenes:
                 continue
@@ -524,7 +549,7 @@ class Check:
             said = sorted({n for n, e in enumerate(self.events) if lo <= e[2] < hi and e[0] in recording.ABOUT_TILES
                            and n not in others} | {self.matched[i] for i in expect if i in self.matched})
             good = all(i in self.matched for i in expect) and not set(said) & set(self.phantoms)
-            got = ", ".join(self.events[n][0] + ("" if n in self.matched.values() else " (phantom)")
+            got = ", ".join(self.events[n][0] + (" (phantom)" if n in self.phantoms else "")
                             + (f" (late: frame {self.events[n][2]})" if self.events[n][2] >= hi else "")
                             for n in said) or "nothing"
             own = [demo.scenes[k].says.move for k in scenes if name in ("moved", "turned") and _placing(demo.scenes[k])]
@@ -539,9 +564,17 @@ class Check:
             else:
                 before = len({s.says.move for s in demo.scenes[:scenes[0]] if _placing(s)})
                 where = f"move {before + 1}" if name in DURING else f"after move {before}"
-            wanted = ", ".join(recording.ANNOUNCED[self.expected[i][1].verdict] for i in expect) or "nothing"
+            wanted = ", ".join([*(["(unsure)"] if name == "glared" else []),
+                                *(recording.ANNOUNCED[self.expected[i][1].verdict] for i in expect)]) or "nothing"
             rows.append((f"{NAMES[name]} ({where})", wanted, got, good))
         return rows
+
+
+def _clear_of(avoid: tuple[int, ...], moves: int, glare_moves: int) -> int:
+    """The move, from a third of the way into the game on, whose tile a glare may lie on for it and `glare_moves` more
+    without a move of `avoid` among them (before it, when none after it will do)."""
+    fits = [i for i in range(1, moves - glare_moves - 1) if not any(i <= a <= i + glare_moves for a in avoid)]
+    return min(fits, key=lambda i: (i < moves // 3, abs(i - moves // 3)), default=max(1, moves // 3))
 
 
 def _placing(scene: recording.Scene) -> bool:

@@ -147,6 +147,18 @@ def test_a_player_leaning_over_the_board_casts_a_shadow_from_their_tile_until_th
     assert settled(scenes, Says(PLACED, MOVES[7], 7)) < sits_back - 1  # the next move is laid in the shadow too
 
 
+def test_a_lamps_glare_lies_on_a_tile_from_its_move_until_a_player_moves_the_lamp_glare_moves_later():
+    scenes = script(MOVES, still=4, hand=2, behaviours=Behaviours(glared=3, glare_moves=2))
+    first, later = settled(scenes, Says(PLACED, MOVES[3], 3)), settled(scenes, Says(PLACED, MOVES[6], 6))
+    glared = [k for k, s in enumerate(scenes) if s.glare is not None]
+    assert glared == list(range(first - 1, later - 2)) and {scenes[k].glare for k in glared} == {MOVES[3].cell}
+    moved = scenes[later - 2]  # the lamp moved away: a still table without the glare, before the next tile comes
+    assert moved.glare is None and not moved.hand and moved.board == scenes[later - 3].board
+    assert all(scenes[k].behaviour == "glared" for k in [*glared, later - 2])
+    with pytest.raises(ValueError, match="ends first"):
+        script(MOVES[:6], behaviours=Behaviours(glared=3, glare_moves=2))
+
+
 def test_behaviours_spread_over_a_game_each_at_its_own_move_and_two_at_one_move_are_refused():
     b = Behaviours.spread(24, avoid=(9,))
     at = [getattr(b, n) for n in Behaviours.NAMES]
@@ -378,6 +390,18 @@ def test_a_skipped_fill_lays_the_tile_on_a_free_cell_where_only_the_fill_forbids
     free = fills.index(False, 1)
     with pytest.raises(ValueError, match="fills no forced space"):
         script(MOVES, behaviours=Behaviours(skip=free))
+
+
+def test_a_lamps_glare_washes_out_the_tile_it_lies_on():
+    from tantrix_pi.live.demo import rendered
+
+    demo = Demo.bundled(moves=6, behaviours=Behaviours(glared=3, glare_moves=1), size=(820, 616), tile_px=50.0)
+    shot = next(s for s in demo.shots() if s.times > 1 and s.options.get("glare_xy") is not None)
+    image, truth = rendered(shot, demo.render)
+    x, y = demo.cell_px(demo.moves[3].cell)
+    assert truth["glare"][0]["center_px"] == pytest.approx([x, y], abs=0.01)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    assert grey[int(y) - 3:int(y) + 4, int(x) - 3:int(x) + 4].min() > 230  # the tile's black blown out
 
 
 def test_a_leaning_player_s_shadow_takes_half_the_light_from_part_of_the_photo():

@@ -34,6 +34,7 @@ from tantrix_pi.live import config as config_mod
 from tantrix_pi.live.commands import pressed
 from tantrix_pi.live.loop import LiveLoop
 from tantrix_pi.live.recording import (
+    GLARE,
     JUST_PLAY,
     REST_POINTS,
     Behaviours,
@@ -225,6 +226,8 @@ class Demo:
             options["knock"] = scene.knock
         if scene.shadow:
             options["cast_shadow"] = scene.shadow
+        if scene.glare is not None:
+            options.update(glare=GLARE, glare_xy=self.cell_px(scene.glare, scene.push))
         if scene.light is not None:
             options.update(light_k=scene.light.light_k, awb=scene.light.awb, exposure=scene.light.exposure)
         if scene.clutter:

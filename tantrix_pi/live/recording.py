@@ -6,7 +6,8 @@ turns a game (placements in order) into scenes: each tile is brought in by a han
 table stays still long enough for the stability gate. `Behaviours` names at which moves the players do what
 players do besides playing (an illegal tile moved straight to its place, a tile turned after it was put down, a
 lamp switched on, a cup set down beside the board, a hand resting at the edge, a neighbour knocked askew by a tile
-laid, the whole board pushed or the camera knocked as a tile is laid), and each scene whose board
+laid, the whole board pushed or the camera knocked as a tile is laid, a lamp's glare washing out a tile laid until a
+player moves the lamp), and each scene whose board
 changed says what the referee must announce once it has settled (`Says`). One illegal placement can be played
 and then taken back (`illegal_at`, the bundled demo's mistake).
 """
@@ -56,6 +57,9 @@ turned by that many degrees."""
 LEAN = 0.5
 """How dark the shadow of a player leaning over the table to lay a tile is: it takes half the light from the part of
 the table it falls on (the simulator's `cast_shadow`: its side, reach and soft edge follow the recording's seed)."""
+
+GLARE = 0.9
+"""How strong the glare of a lamp over the table is (the simulator's `glare`): enough to wash out the tile under it."""
 
 REST_AT = (0.07, 0.5)
 """Where a hand resting at the frame's edge reaches to, in (x, y) fractions of the frame: in from the left edge,
@@ -107,6 +111,8 @@ class Scene:
     """How far the camera has been knocked (`KNOCK`'s form); None: where it was set up."""
     shadow: float = 0.0
     """A player's shadow across part of the table (`LEAN`'s form); 0: none."""
+    glare: Cell | None = None
+    """The board cell a lamp's glare (`GLARE`) lies on; None: none."""
     behaviour: str | None = None
     """The behaviour the scene is part of (a `Behaviours` name, or "taken back" for `illegal_at`), None: play."""
 
@@ -138,6 +144,10 @@ class Behaviours:
     leaning: int | None = None
     """The player laying that move's tile leans over the table to do so: their shadow (`LEAN`) lies across part of it
     from that tile's hand on, and they sit back only as the tile `lean_moves` moves later is brought."""
+    glared: int | None = None
+    """That move's tile is laid under a lamp's glare (`GLARE`), which washes it out; the players play on for
+    `glare_moves` more moves, then one of them moves the lamp. Not one of NAMES: while the glare lies the referee
+    judges nothing, so a behaviour made meanwhile would not be seen."""
     skip: int | None = None
     """That move fills a forced space; its player first lays the tile on a free cell instead, where it is legal but
     for the forced fill the rules make compulsory, then takes it back (with the hands in view: refused, since the
@@ -149,6 +159,7 @@ class Behaviours:
     rest_frames: int = 40
     rest_moves: int = 2
     lean_moves: int = 2
+    glare_moves: int = 4
     rest_at: tuple[float, float] = REST_AT
 
     NAMES = ("moved", "turned", "lamp", "cup", "rest", "nudged", "pushed", "knocked", "leaning")
@@ -234,7 +245,7 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     player draws (a hand over the table, then the zone holds the drawn tile in the freed slot).
     """
     b = behaviours
-    before = [i for i in (illegal_at, b.moved, b.turned, b.skip, b.nudged, b.pushed, b.knocked, b.leaning)
+    before = [i for i in (illegal_at, b.moved, b.turned, b.skip, b.nudged, b.pushed, b.knocked, b.leaning, b.glared)
               if i is not None]
     after = [i for i in (b.lamp, b.cup, b.rest) if i is not None]
     if len(set(before)) < len(before) or len(set(after)) < len(after):
@@ -244,16 +255,23 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
                          "first is legal anywhere at any turn, and has no neighbour)")
     if any(i >= len(moves) for i in (*before, *after)):
         raise ValueError(f"a behaviour after the game's last move ({len(moves)} moves)")
+    if b.glared is not None and b.glared + 1 + b.glare_moves >= len(moves):
+        raise ValueError(f"the glare lies for {b.glare_moves} moves after its tile's, then the lamp is moved before "
+                         f"a move: the game of {len(moves)} moves ends first")
     scenes: list[Scene] = []
     light, push, knock, askew, rest_until, shadow, lean_until = None, None, None, {}, -1, 0.0, -1
+    glare, glare_until = None, -1
     zone = hands[0] if hands else {}
 
     def add(board: Board, frames: int, hand: bool = False, note: str = "", **more) -> None:
         resting = not hand and rest_until >= 0
-        more = {"behaviour": "rest", **more} if resting else {"behaviour": "leaning", **more} if shadow else more
+        for name, now in (("rest", resting), ("leaning", shadow), ("glared", glare is not None)):
+            if now:
+                more = {"behaviour": name, **more}
+                break
         scenes.append(Scene(board.copy(), frames, hand, note, light=light, rest=b.rest_at if resting else None,
                             hands=dict(zone), **{"push": push, "knock": knock, "nudged": tuple(sorted(askew.items())),
-                                                 "shadow": shadow, **more}))
+                                                 "shadow": shadow, "glare": glare, **more}))
 
     add(Board(), still, note="empty table")
     board = Board()
@@ -272,6 +290,11 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
             shadow, lean_until = LEAN, i + b.lean_moves
         elif lean_until == i:
             shadow = 0.0
+        if b.glared == i:
+            glare, glare_until = p.cell, i + 1 + b.glare_moves
+        elif glare_until == i:
+            glare = None
+            add(board, still, note="a player moves the lamp away", behaviour="glared")
         if b.skip == i:
             wrong = a_free_move_instead(board, p)
             slip = {"behaviour": "skip"}

@@ -98,7 +98,8 @@ def render(board: Board, **params) -> tuple[np.ndarray, dict]:
 def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 1232), tile_px: float = 90.0,
                  yaw_deg: float = 0.0, tilt_deg: float = 0.0, tilt_azimuth_deg: float | None = None,
                  light_k: float = 5000.0, awb: float = 0.6, exposure: float = 1.0, table: str = "wood",
-                 glare: float = 0.0, glare_spots: int = 1, cast_shadow: float = 0.0, blur: float = 0.6,
+                 glare: float = 0.0, glare_spots: int = 1, glare_xy: tuple[float, float] | None = None,
+                 cast_shadow: float = 0.0, blur: float = 0.6,
                  noise: float = 1.0, jpeg_quality: int | None = 85, loose: Sequence[int] = (),
                  face_down: Sequence[int] = (), loose_style: str = "scattered", apart: Sequence[Apart] = (),
                  occluder: str | tuple[float, float] | None = None, occluder_from: str | None = None,
@@ -116,7 +117,8 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
     camera in good light), jpeg_quality (None: the raw frame), frame (varies only the grain).
     Light: light_k (2700 warm lamp .. 6500 daylight) and awb (the share of its cast the white balance
     removes), exposure (0.3: a dim room), glare (0 none, 1 blows out a spot's centre) on glare_spots
-    spots, cast_shadow (0 none .. 1 black: a big soft shadow across part of the table).
+    spots, the first centred on the image pixel glare_xy (None: near the focus, where the seed puts it), cast_shadow
+    (0 none .. 1 black: a big soft shadow across part of the table).
     Table and tiles: table (one of TABLES), gap (between tiles, a share of the circumradius), jitter
     (scales the hand-placed offsets and twists), nudged (board cell -> (dx, dy circumradii, degrees): a tile knocked
     off where it was laid, e.g. by its neighbour's), rim (how much the tiles' rims catch the light), sprites
@@ -169,6 +171,8 @@ def render_scene(board: Board, *, seed: int = 0, size: tuple[int, int] = (1640, 
 
     glare_at = lens.distort(to_image(board_to_img, [(fx + light_rng.uniform(-1.5, 1.5) * tile_px,
                                                      fy + light_rng.uniform(-1.5, 1.5) * tile_px)]))[0]
+    if glare_xy is not None:  # drawn all the same: the rest of the light is as without it
+        glare_at = np.array(glare_xy, float)
     more_glare = _more_glare(glare_rng, glare_spots - 1, (fx, fy), board_to_img, lens, tile_px)
     cast = shadow_across(shade_rng, size, cast_shadow) if cast_shadow else None
     if blur > 0:
