@@ -10,6 +10,8 @@ into "can't read the tile at ...".
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from tantrix_pi import rules, scoring
@@ -363,28 +365,34 @@ class Referee:
                     break
             return found
 
-        draws = list(self.engine.draws) if self.solo is not None else None
-        _, order = best(new)
-        if draws is not None:
-            self.engine.draws = draws
+        with self._trying():
+            _, order = best(new)
         return back + order + [p for p in new if p not in order] + displaced
 
     def _accepts(self, order: list[Placement]) -> bool:
         """Whether the rules accept every tile of `order`, laid in turn from the game as it stands (left as it was)."""
-        draws = list(self.engine.draws) if self.solo is not None else None
         pushed = 0
+        with self._trying():
+            try:
+                for p in order:
+                    self.engine.push(p)
+                    pushed += 1
+            except IllegalMove:
+                return False
+            finally:
+                for _p in range(pushed):
+                    self.engine.pop()
+        return True
+
+    @contextmanager
+    def _trying(self) -> Iterator[None]:
+        """Placements tried on the engine and taken back: Solitaire's draws are left as they were."""
+        draws = list(self.engine.draws) if self.solo is not None else None
         try:
-            for p in order:
-                self.engine.push(p)
-                pushed += 1
-        except IllegalMove:
-            return False
+            yield
         finally:
-            for _p in range(pushed):
-                self.engine.pop()
             if draws is not None:
                 self.engine.draws = draws
-        return True
 
     def _lift(self, p: Placement, out: Ruling, said: bool) -> None:
         """A tile taken off the table: a stray or the last accepted tile is taken back; an older one is missing
