@@ -208,10 +208,9 @@ def unreadable_cells(det: Detection, t: Transform, committed: Board) -> tuple[di
     """What the detector doubts on or next to the board, in committed coordinates: the cells it could not
     read (unreadable, face down) with its reason (`Unclear.why`), image positions of those it could not place when
     too few tiles were read to say, the cells something lies over (a hand), and the cells of the `committed` board
-    beyond the frame's
-    edge (`EDGE`: nothing of them is seen). Junk further out on the table is not the board's business, nor an
-    empty cell beyond the frame's edge. The detector gives the cell; without one it is found through the pixel
-    positions of the tiles that were read."""
+    beyond the frame's edge (`EDGE`: nothing of them is seen). Junk further out on the table is not the board's
+    business, nor an empty cell beyond the frame's edge. The detector gives the cell; without one it is found through
+    the pixel positions of the tiles that were read."""
     doubts = [d for d in det.doubts() if d.kind != "unsure"]  # unsure readings are weighed by the votes
     covered = sorted({apply_cell(t, d.cell) for d in doubts if d.detail == COVERED and d.cell is not None})
     # beyond the frame edge nothing is seen: the game there is the one the referee watched being laid
@@ -362,11 +361,7 @@ class Tracker:
         overlaid = changed_tiles is not None and changed_tiles > explained
         why, bad_px, covered, beyond = unreadable_cells(det, self.transform, self.committed)
         table = self._table_doubts(det, changed_at)
-        if changed_at is not None:
-            for cell in cells - self.committed.cells - set(self.laid_seen):
-                if changed_at(centres[cell]) >= LAID_SEEN:
-                    self.laid_seen[cell] = (centres[cell], "")
-        why = {**{c: r for c, (_px, r) in self._unseen_there(cells, changed_at).items()}, **why}
+        why = {**self._laid_unseen(centres, changed_at), **why}
         bad_cells = sorted(c for c in why if c not in table)
         # a tile the referee holds beyond the frame's edge, or on a cell a little of a hand lies over, is not gone
         # (the camera or the board moved; fingers hide it), unless it is read in another cell: it was moved from there
@@ -439,16 +434,20 @@ class Tracker:
                     self.laid_seen[cell] = (d.center_px, reason(d))
         return {c for c, laid in self.doubt_laid.items() if not laid}
 
-    def _unseen_there(self, cells: frozenset[Cell], changed_at: Callable[[tuple[float, float]], float] | None
-                      ) -> dict[Cell, tuple[tuple[float, float], str]]:
-        """The cells of `laid_seen` that nothing is read on now, though the picture there still differs from the
-        table as committed: the tile lies there unseen. One whose picture is back as committed was taken away."""
+    def _laid_unseen(self, centres: dict[Cell, tuple[float, float]],
+                     changed_at: Callable[[tuple[float, float]], float] | None) -> dict[Cell, str]:
+        """Note the empty cells a tile is read on where the picture changed (`laid_seen`), forget those whose picture
+        is back as committed (the tile was taken away), and return the rest that nothing is read on now, with the
+        detector's reason: the tile lies there unseen. None while the picture cannot be compared."""
         if changed_at is None:
             return {}
+        for cell, px in centres.items():
+            if cell not in self.committed.cells and cell not in self.laid_seen and changed_at(px) >= LAID_SEEN:
+                self.laid_seen[cell] = (px, "")
         for cell, (px, _r) in list(self.laid_seen.items()):
             if changed_at(px) < LAID_SEEN:
                 del self.laid_seen[cell]
-        return {c: v for c, v in self.laid_seen.items() if c not in cells}
+        return {c: r for c, (_px, r) in self.laid_seen.items() if c not in centres}
 
     def _turned_unseen(self, det: Detection, changed_at: Callable[[tuple[float, float]], float]) -> bool:
         """Whether a committed tile, whose votes since the last motion still lead for its committed reading, now reads
