@@ -148,6 +148,21 @@ def test_a_tile_laid_that_the_detector_stops_seeing_is_no_hole_while_its_picture
     assert isinstance(c, Commit) and c.board == B((1, 0, 0, 0), (3, 1, -1, 0))
 
 
+def test_a_tile_held_that_glare_washes_out_is_said_once_and_the_game_goes_on_around_it():
+    # a lamp switched on over the board washes out tile 2: it is still there, and the tiles laid meanwhile are moves
+    t = Tracker(TWO, stable_frames=2)
+    t.motion()
+    outs = feed(t, seen(ONE, unreadable={(1, 0): GLARE}), 4)
+    assert len(outs) == 1 and isinstance(outs[0], Unclear) and outs[0].why == {(1, 0): "glare"}
+    t.motion()
+    [c] = feed(t, seen(B((1, 0, 0, 0), (3, -1, 0, 0)), unreadable={(1, 0): GLARE}), 4)
+    three = Board([*TWO, Placement(3, -1, 0, 0)])
+    assert c.board == three and [ch.kind for ch in c.changes] == ["placed"]
+    t.motion()  # tile 1, next to the glare, read as another tile: the glare's edge, not a tile swapped
+    assert feed(t, seen(B((5, 0, 0, 2), (3, -1, 0, 0)), unreadable={(1, 0): GLARE}), 4) == []
+    assert t.committed == three and not t.pending  # nor is it a tile laid that an end-of-turn press must wait for
+
+
 def test_unsure_tile_is_reported_once_and_never_committed():
     t = Tracker(ONE, stable_frames=2)
     t.motion()

@@ -18,7 +18,7 @@ import numpy as np
 
 from tantrix_pi.board import Board, Placement
 from tantrix_pi.grid import Cell, cell_at, centre, distance, neighbour, turn
-from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, FACE_DOWN, REASON_CODES, Detection, Doubt
+from tantrix_pi.vision.detection import CONFIDENT, COVERED, EDGE, FACE_DOWN, GLARE, REASON_CODES, Detection, Doubt
 
 Transform = tuple[int, int, int]
 """(k, dq, dr): turn the detector's grid k sixths clockwise, then move it by (dq, dr)."""
@@ -272,6 +272,11 @@ class Tracker:
         beside the tiles laid next). Forgotten at the next commit."""
         self.stills = 0
         """Still detections taken so far."""
+        self.dazzled: set[Cell] = set()
+        """Committed cells read another way next to a tile glare washes out, held as committed (`observe`)."""
+        self.glare_told: set[Cell] = set()
+        """Committed cells whose tile glare washes out that the players were told of: not again while glare lies on
+        the board (a tile at the spot's edge may read in one frame and not the next)."""
         self.first_seen: dict[Cell, int] = {}
         """Cells the committed board leaves empty where something is seen (read or doubted), with the still detection
         it was first seen in; forgotten when nothing is seen there any more."""
@@ -290,7 +295,7 @@ class Tracker:
         out = set()
         for cell in self.latest:
             held, leading = self.committed.get(cell), self._leading(cell)
-            if held is None or (leading is not None and leading.placement != held):
+            if held is None or (leading is not None and leading.placement != held and cell not in self.dazzled):
                 out.add(cell)
         return frozenset(out)
 
@@ -368,6 +373,11 @@ class Tracker:
         read_now = {p.tile for p in self.latest.values()}
         hideable = {c for c in gone if self.committed[c].tile not in read_now}
         unseen = hideable & set(beyond)
+        # nor is one that glare now washes out (a lamp switched on or moved): the detector sees a tile there that it
+        # cannot read, and a light does not move tiles. It is said once, and the game goes on around it
+        glared = {c for c in hideable - unseen if why.get(c) == REASON_CODES[GLARE]}
+        unseen |= glared
+        bad_cells = [c for c in bad_cells if c not in glared]
         gone -= unseen
         under_hand = (hideable - unseen) & {apply_cell(self.transform, c) for c, share in det.cover.items()
                                             if share >= HAND_OVER_GONE}
@@ -393,8 +403,18 @@ class Tracker:
             self.occluded += 1
             return None
         self.occluded = self.held_beside = 0
+        told = sorted(glared - self.glare_told)
+        if told:
+            self.glare_told |= set(told)
+            return Unclear(told, [], dict.fromkeys(told, REASON_CODES[GLARE]))
         best, unsure = self._decide(cells)
         quiet = {c for c in unsure if c in self.committed.cells and self._nothing_to_ask(c, centres, changed_at)}
+        # a tile the referee holds, read another way next to a tile glare washes out, is read in the glare's edge
+        # (found: a tile misread so, surely, taken off and another laid in its place): a light does not move tiles
+        glare = [c for c, r in why.items() if r == REASON_CODES[GLARE]]
+        self.dazzled = {c for c, p in best.items() if self.committed.get(c) not in (None, p)
+                        and any(distance(c, g) <= 1 for g in glare)}
+        quiet |= self.dazzled
         best.update((c, self.committed[c]) for c in quiet)
         unsure = sorted((set(unsure) - quiet) | set(bad_cells))
         if (unsure or bad_px) and gone:
@@ -411,6 +431,8 @@ class Tracker:
             return None
         self.doubt_laid.clear()
         self.laid_seen.clear()
+        if not glare:
+            self.glare_told.clear()  # no glare left on the board: the next is said again
         return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
 
     def _stamp(self, seen: set[Cell] | frozenset[Cell]) -> None:
