@@ -161,6 +161,12 @@ def test_a_tile_held_that_glare_washes_out_is_said_once_and_the_game_goes_on_aro
     t.motion()  # tile 1, next to the glare, read as another tile: the glare's edge, not a tile swapped
     assert feed(t, seen(B((5, 0, 0, 2), (3, -1, 0, 0)), unreadable={(1, 0): GLARE}), 4) == []
     assert t.committed == three and not t.pending  # nor is it a tile laid that an end-of-turn press must wait for
+    t.motion()  # the glare's tile missed altogether, then misread: still there as it lay, and not said again
+    assert feed(t, seen(B((1, 0, 0, 0), (3, -1, 0, 0))), 6) == []
+    assert feed(t, seen(B((1, 0, 0, 0), (2, 1, 0, 5), (3, -1, 0, 0))), 4) == [] and t.committed == three
+    t.motion()  # the lamp moved: tile 2 reads as it lay, and a tile laid is committed as usual
+    [c] = feed(t, seen(Board([*three, Placement(4, 2, 0, 0)])), 4)
+    assert [ch.kind for ch in c.changes] == ["placed"] and not t.glared
 
 
 def test_unsure_tile_is_reported_once_and_never_committed():

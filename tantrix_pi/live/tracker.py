@@ -273,10 +273,12 @@ class Tracker:
         self.stills = 0
         """Still detections taken so far."""
         self.dazzled: set[Cell] = set()
-        """Committed cells read another way next to a tile glare washes out, held as committed (`observe`)."""
+        """Committed cells read another way in or next to glare, held as committed (`observe`)."""
+        self.glared: set[Cell] = set()
+        """Committed cells whose tile glare washed out: held as committed, read or not, until a commit reads it as
+        committed again (under a glare spot a tile is doubted in one frame, missed or misread in the next)."""
         self.glare_told: set[Cell] = set()
-        """Committed cells whose tile glare washes out that the players were told of: not again while glare lies on
-        the board (a tile at the spot's edge may read in one frame and not the next)."""
+        """The cells of `glared` the players were told of."""
         self.first_seen: dict[Cell, int] = {}
         """Cells the committed board leaves empty where something is seen (read or doubted), with the still detection
         it was first seen in; forgotten when nothing is seen there any more."""
@@ -373,11 +375,12 @@ class Tracker:
         read_now = {p.tile for p in self.latest.values()}
         hideable = {c for c in gone if self.committed[c].tile not in read_now}
         unseen = hideable & set(beyond)
-        # nor is one that glare now washes out (a lamp switched on or moved): the detector sees a tile there that it
-        # cannot read, and a light does not move tiles. It is said once, and the game goes on around it
-        glared = {c for c in hideable - unseen if why.get(c) == REASON_CODES[GLARE]}
-        unseen |= glared
-        bad_cells = [c for c in bad_cells if c not in glared]
+        # nor is one that glare washes out (a lamp switched on or moved): a light does not move tiles. It is said
+        # once, held as committed, and the game goes on around it
+        glare = {c for c, r in why.items() if r == REASON_CODES[GLARE]}
+        self.glared |= glare & self.committed.cells
+        unseen |= hideable & self.glared
+        bad_cells = [c for c in bad_cells if c not in self.glared]
         gone -= unseen
         under_hand = (hideable - unseen) & {apply_cell(self.transform, c) for c, share in det.cover.items()
                                             if share >= HAND_OVER_GONE}
@@ -403,7 +406,7 @@ class Tracker:
             self.occluded += 1
             return None
         self.occluded = self.held_beside = 0
-        told = sorted(glared - self.glare_told)
+        told = sorted(self.glared - self.glare_told)
         if told:
             self.glare_told |= set(told)
             return Unclear(told, [], dict.fromkeys(told, REASON_CODES[GLARE]))
@@ -411,9 +414,8 @@ class Tracker:
         quiet = {c for c in unsure if c in self.committed.cells and self._nothing_to_ask(c, centres, changed_at)}
         # a tile the referee holds, read another way next to a tile glare washes out, is read in the glare's edge
         # (found: a tile misread so, surely, taken off and another laid in its place): a light does not move tiles
-        glare = [c for c, r in why.items() if r == REASON_CODES[GLARE]]
         self.dazzled = {c for c, p in best.items() if self.committed.get(c) not in (None, p)
-                        and any(distance(c, g) <= 1 for g in glare)}
+                        and any(distance(c, g) <= 1 for g in glare | self.glared)}
         quiet |= self.dazzled
         best.update((c, self.committed[c]) for c in quiet)
         unsure = sorted((set(unsure) - quiet) | set(bad_cells))
@@ -431,8 +433,9 @@ class Tracker:
             return None
         self.doubt_laid.clear()
         self.laid_seen.clear()
-        if not glare:
-            self.glare_told.clear()  # no glare left on the board: the next is said again
+        clear = {c for c in self.glared if self.latest.get(c) == self.committed.get(c)}
+        self.glared -= clear
+        self.glare_told -= clear
         return self._commit(Board(best.values()), self._touched(centres, best, changed_at))
 
     def _stamp(self, seen: set[Cell] | frozenset[Cell]) -> None:
