@@ -37,6 +37,9 @@ each at its own move; --all: every one):
               for four more moves, then one of them moves the lamp (a still table without the glare): the referee
               may say it cannot read that tile ("(unsure)" in its row: no phantom), and must announce every tile in
               order, credited to its player, once the lamp is moved
+    --dazzled (not in --all) after that move a lamp is switched on whose glare washes out the game's first tile for
+              the rest of the game: the referee may say so ("(unsure)" in its row: no phantom), and must follow the
+              game around it
     --skip    (with --hands; not in --all) that move fills a forced space, and its player first lays the tile on a
               free cell instead (legal but for the compulsory fill), then takes it back; without N the first fill
               from the middle of the game on that starts its player's turn (else the first fill from there on)
@@ -116,6 +119,7 @@ NAMES = {"moved": "illegal tile moved straight to its cell", "turned": "tile tur
          "leaning": "a player leans over the board to lay a tile, their shadow across it",
          "skip": "forced fill skipped: a free move made instead",
          "glared": "a tile laid under a lamp's glare, the lamp moved four moves later",
+         "dazzled": "a lamp's glare on the game's first tile for the rest of the game",
          recording.TAKEN_BACK: "illegal tile taken back"}
 DURING = ("moved", "turned", "nudged", "pushed", "knocked", "leaning", "glared", "skip")
 """The behaviours made while a move's tile is laid: their row ends with its placement."""
@@ -182,6 +186,12 @@ def behaviours_of(args, avoid: tuple[int, ...], fills: list[int] = ()) -> Behavi
             raise ValueError(f"--glared {args.glared}: give a move from 1 to {args.moves} (--moves {args.moves})")
         out = replace(out, glared=args.glared - 1 if args.glared != -1 else _clear_of(avoid, args.moves,
                                                                                      out.glare_moves))
+    if args.dazzled is not None:
+        if args.all:
+            raise ValueError("--dazzled: not with --all (a behaviour made in the glare could not be seen)")
+        if args.dazzled != -1 and not 1 <= args.dazzled < args.moves:
+            raise ValueError(f"--dazzled {args.dazzled}: give a move from 1 to {args.moves - 1} (--moves {args.moves})")
+        out = replace(out, dazzled=args.dazzled - 1 if args.dazzled != -1 else max(1, args.moves // 3))
     if args.skip is None:
         return out
     taken = {getattr(out, n) for n in DURING if n != "skip"}  # one behaviour per move
@@ -201,6 +211,8 @@ def main() -> int:
     ap.add_argument("--all", action="store_true", help="every behaviour above, spread over the game")
     ap.add_argument("--skip", type=int, nargs="?", const=-1, metavar="N",
                     help=f"{NAMES['skip']} at move N, which fills a forced space (with --hands)")
+    ap.add_argument("--dazzled", type=int, nargs="?", const=-1, metavar="N",
+                    help=f"{NAMES['dazzled']}, after move N (default: a third of the way into the game)")
     ap.add_argument("--glared", type=int, nargs="?", const=-1, metavar="N",
                     help=f"{NAMES['glared']}, at move N (default: from a third of the way into the game, clear of the "
                          "bundled game's illegal tile)")
@@ -537,7 +549,7 @@ class Check:
         cup or a resting hand, also the next placement after it), what was said while they were shown, and whether
         that is all right (a tile moved or turned into place also stored as its player's legal placement)."""
         demo, rows = self.demo, []
-        for name in (recording.TAKEN_BACK, *Behaviours.NAMES, "glared", "skip"):
+        for name in (recording.TAKEN_BACK, *Behaviours.NAMES, "glared", "dazzled", "skip"):
             scenes = [k for k, s in enumerate(demo.scenes) if s.behaviour == name]
             if not scenes:
                 continue
@@ -564,7 +576,7 @@ class Check:
             else:
                 before = len({s.says.move for s in demo.scenes[:scenes[0]] if _placing(s)})
                 where = f"move {before + 1}" if name in DURING else f"after move {before}"
-            wanted = ", ".join([*(["(unsure)"] if name == "glared" else []),
+            wanted = ", ".join([*(["(unsure)"] if name in ("glared", "dazzled") else []),
                                 *(recording.ANNOUNCED[self.expected[i][1].verdict] for i in expect)]) or "nothing"
             rows.append((f"{NAMES[name]} ({where})", wanted, got, good))
         return rows

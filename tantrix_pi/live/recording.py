@@ -148,6 +148,9 @@ class Behaviours:
     """That move's tile is laid under a lamp's glare (`GLARE`), which washes it out; the players play on for
     `glare_moves` more moves, then one of them moves the lamp. Not one of NAMES: while the glare lies the referee
     judges nothing, so a behaviour made meanwhile would not be seen."""
+    dazzled: int | None = None
+    """After that move a lamp is switched on whose glare (`GLARE`) washes out the game's first tile, long since laid,
+    for the rest of the game. Not one of NAMES, as `glared`."""
     skip: int | None = None
     """That move fills a forced space; its player first lays the tile on a free cell instead, where it is legal but
     for the forced fill the rules make compulsory, then takes it back (with the hands in view: refused, since the
@@ -247,7 +250,7 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
     b = behaviours
     before = [i for i in (illegal_at, b.moved, b.turned, b.skip, b.nudged, b.pushed, b.knocked, b.leaning, b.glared)
               if i is not None]
-    after = [i for i in (b.lamp, b.cup, b.rest) if i is not None]
+    after = [i for i in (b.lamp, b.cup, b.rest, b.dazzled) if i is not None]
     if len(set(before)) < len(before) or len(set(after)) < len(after):
         raise ValueError("one behaviour per move: two of them were given the same move")
     if any(i < 1 for i in (b.moved, b.turned, b.nudged) if i is not None):
@@ -260,12 +263,12 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
                          f"a move: the game of {len(moves)} moves ends first")
     scenes: list[Scene] = []
     light, push, knock, askew, rest_until, shadow, lean_until = None, None, None, {}, -1, 0.0, -1
-    glare, glare_until = None, -1
+    glare, glare_until, glare_by = None, -1, None
     zone = hands[0] if hands else {}
 
     def add(board: Board, frames: int, hand: bool = False, note: str = "", **more) -> None:
         resting = not hand and rest_until >= 0
-        for name, now in (("rest", resting), ("leaning", shadow), ("glared", glare is not None)):
+        for name, now in (("rest", resting), ("leaning", shadow), (glare_by, glare is not None)):
             if now:
                 more = {"behaviour": name, **more}
                 break
@@ -291,7 +294,7 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
         elif lean_until == i:
             shadow = 0.0
         if b.glared == i:
-            glare, glare_until = p.cell, i + 1 + b.glare_moves
+            glare, glare_until, glare_by = p.cell, i + 1 + b.glare_moves, "glared"
         elif glare_until == i:
             glare = None
             add(board, still, note="a player moves the lamp away", behaviour="glared")
@@ -347,6 +350,9 @@ def script(moves: list[Placement], still: int = 4, hand: int = 3, illegal_at: in
         if b.lamp == i:
             light = LAMP
             add(board, still, note="a lamp switched on", behaviour="lamp")
+        elif b.dazzled == i:
+            glare, glare_by = moves[0].cell, "dazzled"
+            add(board, still, note=f"a lamp's glare on tile {moves[0].tile}")
         elif b.cup == i:
             cup = {"clutter": (("cup", beside(board)),), "behaviour": "cup"}
             where = cup["clutter"][0][1]
