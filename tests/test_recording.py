@@ -159,6 +159,14 @@ def test_a_lamps_glare_lies_on_a_tile_from_its_move_until_a_player_moves_the_lam
         script(MOVES[:6], behaviours=Behaviours(glared=3, glare_moves=2))
 
 
+def test_a_lamps_glare_switched_on_after_a_move_lies_on_the_first_tile_for_the_rest_of_the_game():
+    scenes = script(MOVES, still=4, hand=2, behaviours=Behaviours(dazzled=4))
+    after = settled(scenes, Says(PLACED, MOVES[4], 4)) + 1
+    assert not any(s.glare for s in scenes[:after])
+    assert all(s.glare == MOVES[0].cell and s.behaviour == "dazzled" for s in scenes[after:])
+    assert scenes[after].board == scenes[after - 1].board and not scenes[after].hand  # switched on, nothing laid
+
+
 def test_behaviours_spread_over_a_game_each_at_its_own_move_and_two_at_one_move_are_refused():
     b = Behaviours.spread(24, avoid=(9,))
     at = [getattr(b, n) for n in Behaviours.NAMES]
