@@ -412,8 +412,8 @@ class Tracker:
             return Unclear(told, [], dict.fromkeys(told, REASON_CODES[GLARE]))
         best, unsure = self._decide(cells)
         quiet = {c for c in unsure if c in self.committed.cells and self._nothing_to_ask(c, centres, changed_at)}
-        # a tile the referee holds, read another way next to a tile glare washes out, is read in the glare's edge
-        # (found: a tile misread so, surely, taken off and another laid in its place): a light does not move tiles
+        # a tile the referee holds, read another way in or next to glare, is misread in the glare (found: a tile at a
+        # spot's edge read surely as another, taken off and that one laid in its place): a light does not move tiles
         self.dazzled = {c for c, p in best.items() if self.committed.get(c) not in (None, p)
                         and any(distance(c, g) <= 1 for g in glare | self.glared)}
         quiet |= self.dazzled
